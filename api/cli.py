@@ -1,0 +1,217 @@
+"""The `engram` command.
+
+    engram serve                 # local Neo4j (unless NEO4J_URI), migrate, serve GraphQL + Browser
+    engram migrate               # apply pending migrations
+    engram neo4j start|stop|status
+    engram spaces create NAME [--description TEXT] | engram spaces list
+    engram schema [--write]      # print (or write) schema.graphql
+
+Setup failures (Neo4j unreachable, wrong password, edited migration) print one clear message and
+exit with status 1.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Annotated, TypeVar
+
+import typer
+from rich.console import Console
+
+from graph.db import Graph, Neo4jTarget, connect, resolve_target
+from graph.errors import EngramError, SetupError
+from graph.local.server import LocalNeo4j
+from graph.migrate import Migration
+from graph.migrate import migrate as apply_migrations
+from graph.settings import get_settings
+
+T = TypeVar("T")
+
+app = typer.Typer(
+    help="Engram: auditable long-term memory for AI agents.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+)
+neo4j_app = typer.Typer(help="The local Neo4j (used when NEO4J_URI is not set).")
+spaces_app = typer.Typer(help="Memory spaces.")
+app.add_typer(neo4j_app, name="neo4j")
+app.add_typer(spaces_app, name="spaces")
+
+out = Console(soft_wrap=True)
+err = Console(stderr=True, soft_wrap=True)
+
+
+def _with_graph(work: Callable[[Graph], Awaitable[T]]) -> T:
+    """Connect (starting the local Neo4j if needed), run `work`, close."""
+
+    async def main() -> T:
+        graph = await connect(resolve_target(get_settings()))
+        try:
+            return await work(graph)
+        finally:
+            await graph.close()
+
+    return asyncio.run(main())
+
+
+async def _connect_and_migrate(target: Neo4jTarget) -> list[Migration]:
+    graph = await connect(target)
+    try:
+        return await apply_migrations(graph)
+    finally:
+        await graph.close()
+
+
+@app.command()
+def serve(
+    host: Annotated[str | None, typer.Option(help="Interface (ENGRAM_HOST).")] = None,
+    port: Annotated[int | None, typer.Option(help="HTTP port (ENGRAM_PORT).")] = None,
+    dev: Annotated[
+        bool | None, typer.Option("--dev/--no-dev", help="GraphiQL and introspection (ENGRAM_DEV).")
+    ] = None,
+    keep_neo4j: Annotated[
+        bool, typer.Option(help="Leave a local Neo4j this command started running at exit.")
+    ] = False,
+) -> None:
+    """Start Neo4j if needed, migrate, and serve /graphql, /browser, /healthz, /readyz."""
+    import uvicorn
+
+    from api.app import browser_url, create_app
+
+    settings = get_settings()
+    overrides = {
+        key: value
+        for key, value in {"host": host, "port": port, "dev": dev}.items()
+        if value is not None
+    }
+    settings = settings.model_copy(update=overrides)
+    target = resolve_target(settings)
+    # Connect and migrate before uvicorn starts, so a bad NEO4J_* setting or a refused migration
+    # ends here with one clear message (inside the lifespan it would be uvicorn's traceback).
+    for migration in asyncio.run(_connect_and_migrate(target)):
+        out.print(f"applied {migration.name}")
+    local = LocalNeo4j(settings)
+    browser_dir = local.browser_dir()
+    base = f"http://{settings.host}:{settings.port}"
+    if target.local is not None:
+        how = "started" if target.local.started_here else "found running"
+        out.print(
+            f"Neo4j {target.local.version} {how} at {target.uri} "
+            f"(user neo4j, password in {local.home / 'password'})"
+        )
+    else:
+        out.print(f"Neo4j at {target.uri} (database {target.database})")
+    out.print(f"GraphQL  {base}/graphql" + ("  (GraphiQL on)" if settings.dev else ""))
+    out.print(f"Browser  {browser_url(target, base)}")
+    out.print(
+        "[bold yellow]dev mode[/]: GraphiQL and introspection are on"
+        if settings.dev
+        else "production mode: GraphiQL and introspection are off (use --dev locally)"
+    )
+    try:
+        uvicorn.run(
+            create_app(settings, target, browser_dir=browser_dir),
+            host=settings.host,
+            port=settings.port,
+            log_level="info",
+        )
+    finally:
+        if target.local is not None and target.local.started_here and not keep_neo4j:
+            local.stop()
+
+
+@app.command()
+def migrate() -> None:
+    """Apply pending migrations (each in its own transaction); a no-op when up to date."""
+    applied = _with_graph(apply_migrations)
+    if not applied:
+        out.print("migrations: up to date")
+    for migration in applied:
+        out.print(f"applied {migration.name}")
+
+
+@app.command()
+def schema(
+    write: Annotated[bool, typer.Option(help="Write schema.graphql instead of printing.")] = False,
+    path: Annotated[Path, typer.Option(help="Where --write puts it.")] = Path("schema.graphql"),
+) -> None:
+    """Print the GraphQL schema (SDL) exported from the code."""
+    from api.schema import sdl
+
+    if write:
+        path.write_text(sdl())
+        out.print(f"wrote {path}")
+    else:
+        sys.stdout.write(sdl())
+
+
+@neo4j_app.command("start")
+def neo4j_start() -> None:
+    """Start the local Neo4j (or report the running one) and print its Bolt URI."""
+    server = LocalNeo4j(get_settings())
+    running = server.start()
+    verb = "started" if running.started_here else "already running"
+    out.print(
+        f"Neo4j {running.version} {verb}: {running.uri} (pid {running.pid}, "
+        f"{running.startup_ms} ms to ready; password in {server.home / 'password'})"
+    )
+
+
+@neo4j_app.command("stop")
+def neo4j_stop() -> None:
+    """Stop the local Neo4j cleanly."""
+    stopped = LocalNeo4j(get_settings()).stop()
+    out.print("Neo4j stopped" if stopped else "Neo4j was not running")
+
+
+@neo4j_app.command("status")
+def neo4j_status(
+    as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
+) -> None:
+    """Say whether the local Neo4j runs; exit 3 when it does not."""
+    running = LocalNeo4j(get_settings()).status()
+    if as_json:
+        sys.stdout.write(json.dumps(running.state() if running else {"running": False}) + "\n")
+    elif running:
+        out.print(f"Neo4j {running.version} running: {running.uri} (pid {running.pid})")
+    else:
+        out.print("Neo4j is not running")
+    if running is None:
+        raise typer.Exit(3)
+
+
+@spaces_app.command("create")
+def spaces_create(
+    name: str,
+    description: Annotated[str, typer.Option(help="What this space remembers.")] = "",
+) -> None:
+    """Create a memory space."""
+    from graph.spaces import create_space
+
+    space = _with_graph(lambda graph: create_space(graph, name, description, actor="cli"))
+    out.print(f"created space {space.name} ({space.id})")
+
+
+@spaces_app.command("list")
+def spaces_list() -> None:
+    """List memory spaces."""
+    from graph.spaces import list_spaces
+
+    for space in _with_graph(list_spaces):
+        out.print(f"{space.name}\t{space.description}")
+
+
+def main() -> None:
+    """Console entry point: typed failures become one message and a non-zero exit."""
+    try:
+        app()
+    except SetupError as failure:
+        err.print(f"engram: {failure}", style="bold red", highlight=False, markup=False)
+        sys.exit(1)
+    except EngramError as failure:
+        err.print(f"engram: {failure.code}: {failure.message}", highlight=False, markup=False)
+        sys.exit(1)

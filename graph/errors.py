@@ -1,0 +1,85 @@
+"""Typed errors with stable codes.
+
+Domain errors (`EngramError` subclasses) are expected outcomes a caller can act on; the API turns
+them into `errors { code message field }`. Setup errors (`SetupError`) mean Engram cannot run:
+the CLI prints them and exits non-zero.
+
+    >>> raise RevisionConflict("claim pref:ui:theme is at revision 3, not 2")
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class ErrorCode(StrEnum):
+    NOT_FOUND = "NOT_FOUND"
+    VALIDATION = "VALIDATION"
+    REVISION_CONFLICT = "REVISION_CONFLICT"
+    HISTORY_UNAVAILABLE = "HISTORY_UNAVAILABLE"
+    FORBIDDEN = "FORBIDDEN"
+    LEGAL_HOLD = "LEGAL_HOLD"
+    FORGOTTEN = "FORGOTTEN"
+    GATE_REFUSED = "GATE_REFUSED"
+    AMBIGUOUS_SUBJECT = "AMBIGUOUS_SUBJECT"
+    CONFLICT = "CONFLICT"
+
+
+class EngramError(Exception):
+    """An expected failure with a stable code; nothing was written."""
+
+    code: ErrorCode = ErrorCode.VALIDATION
+
+    def __init__(self, message: str, *, field: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.field = field
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.code}: {self.message!r}, field={self.field!r})"
+
+
+class NotFound(EngramError):
+    code = ErrorCode.NOT_FOUND
+
+
+class ValidationFailed(EngramError):
+    code = ErrorCode.VALIDATION
+
+
+class RevisionConflict(EngramError):
+    code = ErrorCode.REVISION_CONFLICT
+
+
+class HistoryUnavailable(EngramError):
+    code = ErrorCode.HISTORY_UNAVAILABLE
+
+
+class Forbidden(EngramError):
+    code = ErrorCode.FORBIDDEN
+
+
+class LegalHold(EngramError):
+    code = ErrorCode.LEGAL_HOLD
+
+
+class Forgotten(EngramError):
+    code = ErrorCode.FORGOTTEN
+
+
+class GateRefused(EngramError):
+    code = ErrorCode.GATE_REFUSED
+
+
+class AmbiguousSubject(EngramError):
+    code = ErrorCode.AMBIGUOUS_SUBJECT
+
+
+class Conflict(EngramError):
+    """A uniqueness rule would be broken (e.g. a space name already taken)."""
+
+    code = ErrorCode.CONFLICT
+
+
+class SetupError(Exception):
+    """Engram cannot run as configured: Neo4j unreachable, wrong password, migration refused."""

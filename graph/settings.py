@@ -1,0 +1,105 @@
+"""Engram's one settings object, read once from the environment.
+
+`NEO4J_URI` (with `NEO4J_USER`, `NEO4J_PASSWORD`, `NEO4J_DATABASE`) selects an existing Neo4j;
+without it Engram starts its own local Neo4j under `ENGRAM_DATA_DIR`.
+
+    >>> settings = get_settings()
+    >>> settings.uses_local_neo4j
+    True
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+import platformdirs
+from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from graph.errors import SetupError
+
+NEO4J_VERSION = "5.26.30"
+"""The Neo4j Community LTS release the local server runs (newest 5.26.x on Maven Central)."""
+
+NEO4J_BROWSER_VERSION = "5.24.0"
+"""Newest `org.neo4j.client:neo4j-browser` on Maven Central."""
+
+
+def _default_data_dir() -> Path:
+    return Path(platformdirs.user_data_dir("engram"))
+
+
+def _default_cache_dir() -> Path:
+    return Path(platformdirs.user_cache_dir("engram"))
+
+
+class Settings(BaseSettings):
+    """Everything configurable, with the environment variable that sets it."""
+
+    model_config = SettingsConfigDict(extra="ignore", frozen=True, populate_by_name=True)
+
+    neo4j_uri: str | None = Field(default=None, validation_alias=AliasChoices("NEO4J_URI"))
+    neo4j_user: str = Field(default="neo4j", validation_alias=AliasChoices("NEO4J_USER"))
+    neo4j_password: SecretStr | None = Field(
+        default=None, validation_alias=AliasChoices("NEO4J_PASSWORD")
+    )
+    neo4j_database: str = Field(default="neo4j", validation_alias=AliasChoices("NEO4J_DATABASE"))
+
+    data_dir: Path = Field(
+        default_factory=_default_data_dir, validation_alias=AliasChoices("ENGRAM_DATA_DIR")
+    )
+    cache_dir: Path = Field(
+        default_factory=_default_cache_dir, validation_alias=AliasChoices("ENGRAM_CACHE_DIR")
+    )
+    neo4j_port: int = Field(
+        default=0, ge=0, le=65535, validation_alias=AliasChoices("ENGRAM_NEO4J_PORT")
+    )
+    """Bolt port of the local Neo4j; 0 picks a free one."""
+    neo4j_heap: str = Field(default="1g", validation_alias=AliasChoices("ENGRAM_NEO4J_HEAP"))
+    neo4j_pagecache: str = Field(
+        default="256m", validation_alias=AliasChoices("ENGRAM_NEO4J_PAGECACHE")
+    )
+    neo4j_start_timeout: float = Field(
+        default=180.0, gt=0, validation_alias=AliasChoices("ENGRAM_NEO4J_START_TIMEOUT")
+    )
+    java: str = Field(default="", validation_alias=AliasChoices("ENGRAM_JAVA"))
+    """Java executable for the local Neo4j; empty means $JAVA_HOME/bin/java, then `java`."""
+
+    host: str = Field(default="127.0.0.1", validation_alias=AliasChoices("ENGRAM_HOST"))
+    port: int = Field(default=8000, ge=0, le=65535, validation_alias=AliasChoices("ENGRAM_PORT"))
+    dev: bool = Field(default=False, validation_alias=AliasChoices("ENGRAM_DEV"))
+    """Dev mode: GraphiQL and introspection on. Printed at start-up."""
+
+    @field_validator("neo4j_uri")
+    @classmethod
+    def _uri_scheme_is_known(cls, value: str | None) -> str | None:
+        if value is None or value == "":
+            return None
+        schemes = ("bolt://", "bolt+s://", "bolt+ssc://", "neo4j://", "neo4j+s://", "neo4j+ssc://")
+        if not value.startswith(schemes):
+            raise ValueError(
+                f"NEO4J_URI must start with one of {', '.join(schemes)}; got {value!r}"
+            )
+        return value
+
+    @property
+    def uses_local_neo4j(self) -> bool:
+        return self.neo4j_uri is None
+
+    @property
+    def neo4j_home(self) -> Path:
+        return self.data_dir / "neo4j"
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    """The process's settings, read from the environment on first use."""
+    try:
+        return Settings()
+    except ValidationError as failure:
+        problems = "; ".join(
+            f"{'.'.join(map(str, error['loc'])) or 'settings'}: {error['msg']}"
+            for error in failure.errors()
+        )
+        raise SetupError(f"invalid configuration: {problems}") from None

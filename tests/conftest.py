@@ -1,0 +1,77 @@
+"""Test fixtures: one real Neo4j for the whole run, clean data before every test.
+
+The local Neo4j is started in a fresh data directory (or `NEO4J_URI` is used). If it cannot be
+started the run stops with the reason — tests never skip for want of a database.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, settings
+
+from graph.db import Graph, Neo4jTarget, connect, resolve_target
+from graph.errors import SetupError
+from graph.local.server import LocalNeo4j
+from graph.migrate import migrate
+from graph.settings import Settings
+from tests.support import delete_all_data
+
+# Property tests: fixed seed and ≥ 200 examples in CI; `HYPOTHESIS_PROFILE=deep` for more.
+settings.register_profile(
+    "ci",
+    max_examples=200,
+    derandomize=True,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+settings.register_profile(
+    "deep",
+    max_examples=2000,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+@pytest.fixture(scope="session")
+def test_settings() -> Iterator[Settings]:
+    """Settings for the run: a private data directory, the shared download cache."""
+    data_dir = Path(
+        os.environ.get("ENGRAM_TEST_DATA_DIR") or tempfile.mkdtemp(prefix="engram-test-")
+    )
+    yield Settings(data_dir=data_dir, dev=True)
+
+
+@pytest.fixture(scope="session")
+def neo4j_target(test_settings: Settings) -> Iterator[Neo4jTarget]:
+    """The real Neo4j every test uses; stopped at the end if this run started it."""
+    try:
+        target = resolve_target(test_settings)
+    except SetupError as failure:
+        pytest.exit(
+            f"Neo4j is needed for the tests and could not be used:\n{failure}", returncode=1
+        )
+    yield target
+    if target.local is not None and target.local.started_here:
+        LocalNeo4j(test_settings).stop()
+
+
+@pytest.fixture(scope="session")
+async def graph(neo4j_target: Neo4jTarget) -> AsyncIterator[Graph]:
+    """A migrated connection to the test Neo4j."""
+    connection = await connect(neo4j_target)
+    await migrate(connection)
+    yield connection
+    await connection.close()
+
+
+@pytest.fixture(autouse=True)
+async def clean_graph(graph: Graph) -> AsyncIterator[None]:
+    """Every test starts from a migrated, empty database."""
+    await delete_all_data(graph)
+    yield

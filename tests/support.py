@@ -1,0 +1,27 @@
+"""Helpers shared by the tests (not fixtures)."""
+
+from __future__ import annotations
+
+import socket
+from typing import LiteralString
+
+from graph.db import Graph
+
+DELETE_DATA: LiteralString = """
+MATCH (n) WHERE NOT n:Migration
+CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 5000 ROWS
+"""
+
+
+async def delete_all_data(graph: Graph) -> None:
+    """Delete every node but the migration ledger (schema stays)."""
+    async with graph.driver.session(database=graph.database) as session:
+        result = await session.run(DELETE_DATA)
+        await result.consume()
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port

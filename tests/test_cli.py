@@ -1,0 +1,142 @@
+"""The `engram` command end to end: serve over real HTTP, migrate, and loud bad configuration."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from graph.db import Neo4jTarget
+from graph.settings import Settings
+from tests.support import free_port
+
+ENGRAM = [sys.executable, "-c", "from api.cli import main; main()"]
+
+
+def engram_env(settings: Settings, target: Neo4jTarget, **extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("NEO4J_", "ENGRAM_"))}
+    env.update(
+        NEO4J_URI=target.uri,
+        NEO4J_USER=target.user,
+        NEO4J_PASSWORD=target.password or "",
+        ENGRAM_DATA_DIR=str(settings.data_dir),
+        ENGRAM_CACHE_DIR=str(settings.cache_dir),
+    )
+    env.update(extra)
+    return env
+
+
+def run_engram(
+    env: dict[str, str], *args: str, timeout: float = 120
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*ENGRAM, *args], env=env, capture_output=True, text=True, timeout=timeout, check=False
+    )
+
+
+@pytest.fixture
+def served(test_settings: Settings, neo4j_target: Neo4jTarget, tmp_path: Path) -> Iterator[str]:
+    """`engram serve` as a real process on a free port; yields its base URL."""
+    port = free_port()
+    log = tmp_path / "serve.log"
+    with log.open("w") as output:
+        process = subprocess.Popen(
+            [*ENGRAM, "serve", "--port", str(port), "--dev"],
+            env=engram_env(test_settings, neo4j_target),
+            stdout=output,
+            stderr=subprocess.STDOUT,
+        )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            assert process.poll() is None, f"engram serve exited:\n{log.read_text()}"
+            try:
+                if httpx.get(f"{base}/readyz", timeout=2).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            time.sleep(0.2)
+        else:
+            pytest.fail(f"engram serve not ready in 120 s:\n{log.read_text()}")
+        yield base
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+    printed = log.read_text()
+    assert f"GraphQL  {base}/graphql" in printed
+    assert f"Browser  {base}/browser/?dbms=" in printed
+    assert "dev mode" in printed
+
+
+def test_engram_serve_answers_graphql_and_serves_the_browser(served: str) -> None:
+    created = httpx.post(
+        f"{served}/graphql",
+        json={"query": 'mutation { createSpace(name: "ops") { space { name } errors { code } } }'},
+    ).json()
+    assert created == {"data": {"createSpace": {"space": {"name": "ops"}, "errors": []}}}
+    listed = httpx.post(f"{served}/graphql", json={"query": "{ spaces { name } }"}).json()
+    assert listed == {"data": {"spaces": [{"name": "ops"}]}}
+    browser = httpx.get(f"{served}/browser/")
+    assert browser.status_code == 200 and "Neo4j Browser" in browser.text
+    assert httpx.get(f"{served}/healthz").json() == {"status": "ok"}
+
+
+def test_engram_migrate_reports_up_to_date(
+    test_settings: Settings, neo4j_target: Neo4jTarget
+) -> None:
+    done = run_engram(engram_env(test_settings, neo4j_target), "migrate")
+    assert (done.returncode, done.stdout.strip()) == (0, "migrations: up to date")
+
+
+def test_a_wrong_password_fails_loudly_with_a_non_zero_exit(
+    test_settings: Settings, neo4j_target: Neo4jTarget
+) -> None:
+    env = engram_env(test_settings, neo4j_target, NEO4J_PASSWORD="not-the-password")
+    done = run_engram(env, "migrate")
+    assert done.returncode == 1
+    assert f"Neo4j at {neo4j_target.uri} refused user 'neo4j'" in done.stderr
+    assert "wrong NEO4J_USER/NEO4J_PASSWORD" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_an_unreachable_uri_fails_loudly_with_a_non_zero_exit(
+    test_settings: Settings, neo4j_target: Neo4jTarget
+) -> None:
+    env = engram_env(test_settings, neo4j_target, NEO4J_URI=f"bolt://127.0.0.1:{free_port()}")
+    done = run_engram(env, "serve", "--port", str(free_port()))
+    assert done.returncode == 1
+    assert "is unreachable" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_a_missing_database_fails_loudly(
+    test_settings: Settings, neo4j_target: Neo4jTarget
+) -> None:
+    env = engram_env(test_settings, neo4j_target, NEO4J_DATABASE="nosuchdb")
+    done = run_engram(env, "migrate")
+    assert done.returncode == 1
+    assert "has no database 'nosuchdb' (NEO4J_DATABASE)" in done.stderr
+
+
+def test_a_malformed_uri_is_refused_by_the_settings(
+    test_settings: Settings, neo4j_target: Neo4jTarget
+) -> None:
+    env = engram_env(test_settings, neo4j_target, NEO4J_URI="http://localhost:7474")
+    done = run_engram(env, "migrate")
+    assert done.returncode == 1
+    assert "NEO4J_URI must start with one of bolt://" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_neo4j_status_exits_3_when_the_local_server_is_not_running(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("NEO4J_", "ENGRAM_"))}
+    env["ENGRAM_DATA_DIR"] = str(tmp_path)
+    done = run_engram(env, "neo4j", "status")
+    assert (done.returncode, done.stdout.strip()) == (3, "Neo4j is not running")

@@ -1,0 +1,94 @@
+"""The local Neo4j: started on demand, found when running, stopped cleanly, loud when it fails."""
+
+from __future__ import annotations
+
+import os
+import socket
+import stat
+from pathlib import Path
+
+import neo4j
+import pytest
+
+from graph.errors import SetupError
+from graph.local.server import LocalNeo4j
+from graph.settings import NEO4J_VERSION, Settings
+
+
+@pytest.fixture
+def own_settings(tmp_path: Path, test_settings: Settings) -> Settings:
+    """A second, private data directory (the session's Neo4j keeps running meanwhile)."""
+    return test_settings.model_copy(update={"data_dir": tmp_path / "data"})
+
+
+def count_markers(uri: str, password: str) -> int:
+    with neo4j.GraphDatabase.driver(uri, auth=("neo4j", password)) as driver:
+        records, _, _ = driver.execute_query("MATCH (m:Marker) RETURN count(m) AS n")
+        return int(records[0]["n"])
+
+
+def test_start_reuse_persist_and_stop_of_a_local_neo4j(own_settings: Settings) -> None:
+    server = LocalNeo4j(own_settings)
+    assert server.status() is None
+
+    first = server.start()
+    assert first.started_here is True
+    assert first.version == NEO4J_VERSION
+    assert first.uri.startswith("bolt://127.0.0.1:")
+    assert (server.home / "logs" / "launcher.log").read_text().count("ENGRAM-NEO4J READY") == 1
+
+    second = server.start()
+    assert second.started_here is False
+    assert (second.pid, second.uri) == (first.pid, first.uri)
+
+    with neo4j.GraphDatabase.driver(first.uri, auth=("neo4j", first.password)) as driver:
+        driver.execute_query("CREATE (:Marker {at: datetime()})")
+    assert server.stop() is True
+    assert server.status() is None
+    assert server.stop() is False
+
+    again = server.start()
+    try:
+        assert again.started_here is True
+        assert again.pid != first.pid
+        assert count_markers(again.uri, again.password) == 1, "data survives a restart"
+    finally:
+        server.stop()
+
+
+def test_password_is_generated_once_and_kept_private(own_settings: Settings) -> None:
+    server = LocalNeo4j(own_settings)
+    password = server.password()
+    mode = stat.S_IMODE(os.stat(server.home / "password").st_mode)
+    assert mode == 0o600
+    assert len(password) >= 32
+    assert server.password() == password
+
+
+def test_a_taken_port_fails_with_the_reason_and_the_log_tail(own_settings: Settings) -> None:
+    with socket.socket() as blocker:
+        blocker.bind(("127.0.0.1", 0))
+        blocker.listen()
+        port = blocker.getsockname()[1]
+        settings = own_settings.model_copy(update={"neo4j_port": port})
+        with pytest.raises(SetupError) as failure:
+            LocalNeo4j(settings).start()
+    message = str(failure.value)
+    assert "local Neo4j" in message
+    assert f"127.0.0.1:{port}" in message
+    assert "--- " in message and "launcher.log" in message
+    assert LocalNeo4j(settings).status() is None
+
+
+def test_an_unsupported_java_is_refused_before_anything_starts(
+    own_settings: Settings, tmp_path: Path
+) -> None:
+    fake_java = tmp_path / "java"
+    fake_java.write_text(
+        "#!/bin/sh\necho '    java.specification.version = 11' >&2\necho 'openjdk 11' >&2\n"
+    )
+    fake_java.chmod(0o755)
+    settings = own_settings.model_copy(update={"java": str(fake_java)})
+    with pytest.raises(SetupError, match=r"is Java 11; Neo4j 5\.26\.\d+ runs on Java 17 or 21"):
+        LocalNeo4j(settings).start()
+    assert not (settings.neo4j_home / "logs" / "launcher.log").exists()
