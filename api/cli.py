@@ -95,7 +95,7 @@ def serve(
     for migration in asyncio.run(_connect_and_migrate(target)):
         out.print(f"applied {migration.name}")
     local = LocalNeo4j(settings)
-    browser_dir = local.browser_dir()
+    browser_dir = local.browser_dir() if settings.browser else None
     base = f"http://{settings.host}:{settings.port}"
     if target.local is not None:
         how = "started" if target.local.started_here else "found running"
@@ -106,7 +106,8 @@ def serve(
     else:
         out.print(f"Neo4j at {target.uri} (database {target.database})")
     out.print(f"GraphQL  {base}/graphql" + ("  (GraphiQL on)" if settings.dev else ""))
-    out.print(f"Browser  {browser_url(target, base)}")
+    if browser_dir is not None:
+        out.print(f"Browser  {browser_url(target, base)}")
     out.print(
         "[bold yellow]dev mode[/]: GraphiQL and introspection are on"
         if settings.dev

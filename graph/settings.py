@@ -68,6 +68,8 @@ class Settings(BaseSettings):
 
     host: str = Field(default="127.0.0.1", validation_alias=AliasChoices("ENGRAM_HOST"))
     port: int = Field(default=8000, ge=0, le=65535, validation_alias=AliasChoices("ENGRAM_PORT"))
+    browser: bool = Field(default=True, validation_alias=AliasChoices("ENGRAM_BROWSER"))
+    """Serve Neo4j Browser at /browser (fetched from Maven Central on first use)."""
     dev: bool = Field(default=False, validation_alias=AliasChoices("ENGRAM_DEV"))
     """Dev mode: GraphiQL and introspection on. Printed at start-up."""
 
