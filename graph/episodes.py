@@ -1,0 +1,270 @@
+"""Episodes and their observations: append-only source material.
+
+    >>> episode = await open_episode(graph, "alice", OpenEpisodeInput(title="chat 42"), actor="a")
+    >>> said = await record_observation(graph, "alice", ObservationInput(
+    ...     episode_id=episode.id, role=Role.USER, content="I prefer dark mode"), actor="a")
+    >>> await seal_episode(graph, "alice", SealEpisodeInput(episode_id=episode.id), actor="a")
+
+An episode is `open` until sealed; a sealed episode takes no new observations. Opening an episode
+that `supersedes` another marks the other `superseded` when the new one is sealed. Observations are
+never edited (only erased by forget); each carries the SHA-256 of its content.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import datetime
+from typing import Any, LiteralString
+
+from neo4j import AsyncManagedTransaction
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
+
+from graph.audit import AuditLog, check_idempotency_key, find_replays, request_hash
+from graph.db import Graph, run
+from graph.errors import Forgotten, NotFound, ValidationFailed
+from graph.model import (
+    Episode,
+    EpisodeKind,
+    EpisodeStatus,
+    Observation,
+    ObservationKind,
+    Privacy,
+    Role,
+)
+from graph.records import episode_record, observation_record
+from graph.writing import WriteContext, begin_write, new_id
+
+MAX_OBSERVATION_CHARS = 100_000
+
+FIND_EPISODE: LiteralString = """
+MATCH (e:Episode {id: $id})
+WHERE e.spaceId = $spaceId
+RETURN properties(e) AS episode
+"""
+
+CREATE_EPISODE: LiteralString = """
+CREATE (e:Episode)
+SET e = $props, e.recordedAt = $now
+WITH e
+OPTIONAL MATCH (old:Episode {id: $props.supersedesId})
+FOREACH (_ IN CASE WHEN old IS NULL THEN [] ELSE [1] END |
+  CREATE (e)-[:SUPERSEDES {recordedAt: $now}]->(old))
+RETURN properties(e) AS episode
+"""
+
+APPEND_OBSERVATION: LiteralString = """
+MATCH (e:Episode {id: $episodeId})
+SET e.observationCount = coalesce(e.observationCount, 0) + 1
+CREATE (o:Observation)
+SET o = $props, o.seq = e.observationCount, o.recordedAt = $now
+CREATE (e)-[:HAS_OBSERVATION {recordedAt: $now}]->(o)
+RETURN properties(o) AS observation
+"""
+
+SEAL_EPISODE: LiteralString = """
+MATCH (e:Episode {id: $id})
+SET e.status = 'sealed', e.endedAt = $endedAt, e.sealedAt = $now
+WITH e
+OPTIONAL MATCH (e)-[:SUPERSEDES]->(old:Episode)
+WHERE old.status = 'sealed'
+SET old.status = 'superseded', old.supersededByEpisodeId = e.id
+RETURN properties(e) AS episode
+"""
+
+OBSERVATION_BY_ID: LiteralString = """
+MATCH (o:Observation {id: $id})
+RETURN properties(o) AS observation
+"""
+
+
+class OpenEpisodeInput(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    title: str = Field(default="", max_length=500)
+    kind: EpisodeKind = EpisodeKind.CONVERSATION
+    participants: list[str] = Field(default_factory=list, max_length=50)
+    started_at: AwareDatetime | None = None
+    extractor_version: str | None = Field(default=None, max_length=100)
+    supersedes: str | None = None
+    privacy: Privacy = Privacy.NORMAL
+    idempotency_key: str | None = None
+
+
+class ObservationInput(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    episode_id: str
+    content: str = Field(min_length=1, max_length=MAX_OBSERVATION_CHARS)
+    kind: ObservationKind = ObservationKind.MESSAGE
+    role: Role = Role.USER
+    observed_at: AwareDatetime | None = None
+    privacy: Privacy | None = None
+    idempotency_key: str | None = None
+
+
+class SealEpisodeInput(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    episode_id: str
+    ended_at: AwareDatetime | None = None
+    idempotency_key: str | None = None
+
+
+def content_hash(content: str) -> str:
+    return hashlib.sha256(content.encode("utf-8")).hexdigest()
+
+
+async def _replayed(
+    ctx: WriteContext, action: str, key: str | None, payload: dict[str, Any]
+) -> tuple[str, dict[str, Any] | None]:
+    fingerprint = request_hash(action, payload)
+    if key is None:
+        return fingerprint, None
+    replays = await find_replays(ctx, {key: (action, fingerprint)})
+    return fingerprint, replays[key].result if key in replays else None
+
+
+async def _episode(ctx: WriteContext, episode_id: str) -> dict[str, Any]:
+    rows = await run(ctx.tx, FIND_EPISODE, id=episode_id, spaceId=ctx.space_id)
+    if not rows:
+        raise NotFound(f"no episode {episode_id!r} in space {ctx.space!r}", field="episodeId")
+    episode: dict[str, Any] = rows[0]["episode"]
+    if episode.get("erasedAt") is not None:
+        raise Forgotten(f"episode {episode_id!r} was forgotten", field="episodeId")
+    return episode
+
+
+async def open_episode(
+    graph: Graph, space: str, opening: OpenEpisodeInput, *, actor: str
+) -> Episode:
+    check_idempotency_key(opening.idempotency_key)
+
+    async def work(tx: AsyncManagedTransaction) -> Episode:
+        ctx = await begin_write(tx, space, actor)
+        payload = opening.model_dump(mode="json")
+        fingerprint, replay = await _replayed(ctx, "openEpisode", opening.idempotency_key, payload)
+        if replay is not None:
+            return episode_record(await _episode(ctx, replay["episodeId"]))
+        if opening.supersedes is not None:
+            old = await _episode(ctx, opening.supersedes)
+            if old["status"] not in (EpisodeStatus.OPEN.value, EpisodeStatus.SEALED.value):
+                raise ValidationFailed(
+                    f"episode {opening.supersedes!r} is {old['status']}", field="supersedes"
+                )
+        props: dict[str, Any] = {
+            "id": new_id(),
+            "spaceId": ctx.space_id,
+            "title": opening.title,
+            "kind": opening.kind.value,
+            "status": EpisodeStatus.OPEN.value,
+            "participants": opening.participants,
+            "startedAt": opening.started_at or ctx.now,
+            "extractorVersion": opening.extractor_version,
+            "supersedesId": opening.supersedes,
+            "privacy": int(opening.privacy),
+        }
+        rows = await run(ctx.tx, CREATE_EPISODE, props=props, now=ctx.now)
+        audit = AuditLog()
+        audit.add(
+            "openEpisode",
+            [props["id"]],
+            idempotency_key=opening.idempotency_key,
+            request_hash=fingerprint if opening.idempotency_key else None,
+            result={"episodeId": props["id"]},
+            detail=opening.title,
+        )
+        await audit.write(ctx)
+        return episode_record(rows[0]["episode"])
+
+    return await graph.write_tx(work)
+
+
+async def record_observation(
+    graph: Graph, space: str, observation: ObservationInput, *, actor: str
+) -> Observation:
+    """Append an observation to an open episode."""
+    check_idempotency_key(observation.idempotency_key)
+
+    async def work(tx: AsyncManagedTransaction) -> Observation:
+        ctx = await begin_write(tx, space, actor)
+        payload = observation.model_dump(mode="json")
+        fingerprint, replay = await _replayed(
+            ctx, "recordObservation", observation.idempotency_key, payload
+        )
+        if replay is not None:
+            rows = await run(ctx.tx, OBSERVATION_BY_ID, id=replay["observationId"])
+            if rows[0]["observation"].get("erasedAt") is not None:
+                raise Forgotten(f"observation {replay['observationId']!r} was forgotten")
+            return observation_record(rows[0]["observation"])
+        episode = await _episode(ctx, observation.episode_id)
+        if episode["status"] != EpisodeStatus.OPEN.value:
+            raise ValidationFailed(
+                f"episode {observation.episode_id!r} is {episode['status']}; "
+                "only an open episode takes observations",
+                field="episodeId",
+            )
+        observed_at: datetime = observation.observed_at or ctx.now
+        props: dict[str, Any] = {
+            "id": new_id(),
+            "spaceId": ctx.space_id,
+            "episodeId": observation.episode_id,
+            "kind": observation.kind.value,
+            "role": observation.role.value,
+            "content": observation.content,
+            "contentHash": content_hash(observation.content),
+            "observedAt": observed_at,
+            "privacy": int(
+                observation.privacy if observation.privacy is not None else episode["privacy"]
+            ),
+        }
+        rows = await run(
+            ctx.tx, APPEND_OBSERVATION, episodeId=observation.episode_id, props=props, now=ctx.now
+        )
+        audit = AuditLog()
+        audit.add(
+            "recordObservation",
+            [props["id"]],
+            idempotency_key=observation.idempotency_key,
+            request_hash=fingerprint if observation.idempotency_key else None,
+            result={"observationId": props["id"]},
+            detail=observation.episode_id,
+        )
+        await audit.write(ctx)
+        return observation_record(rows[0]["observation"])
+
+    return await graph.write_tx(work)
+
+
+async def seal_episode(
+    graph: Graph, space: str, sealing: SealEpisodeInput, *, actor: str
+) -> Episode:
+    """Seal an open episode: it takes no more observations."""
+    check_idempotency_key(sealing.idempotency_key)
+
+    async def work(tx: AsyncManagedTransaction) -> Episode:
+        ctx = await begin_write(tx, space, actor)
+        payload = sealing.model_dump(mode="json")
+        fingerprint, replay = await _replayed(ctx, "sealEpisode", sealing.idempotency_key, payload)
+        if replay is not None:
+            return episode_record(await _episode(ctx, replay["episodeId"]))
+        episode = await _episode(ctx, sealing.episode_id)
+        if episode["status"] != EpisodeStatus.OPEN.value:
+            raise ValidationFailed(
+                f"episode {sealing.episode_id!r} is already {episode['status']}", field="episodeId"
+            )
+        ended_at = sealing.ended_at or ctx.now
+        if ended_at < episode["startedAt"].to_native():
+            raise ValidationFailed("an episode ends after it starts", field="endedAt")
+        rows = await run(ctx.tx, SEAL_EPISODE, id=sealing.episode_id, endedAt=ended_at, now=ctx.now)
+        audit = AuditLog()
+        audit.add(
+            "sealEpisode",
+            [sealing.episode_id],
+            idempotency_key=sealing.idempotency_key,
+            request_hash=fingerprint if sealing.idempotency_key else None,
+            result={"episodeId": sealing.episode_id},
+        )
+        await audit.write(ctx)
+        return episode_record(rows[0]["episode"])
+
+    return await graph.write_tx(work)

@@ -1,0 +1,273 @@
+"""The domain's vocabulary: enums and the records reads return.
+
+Stored in Neo4j (labels and relationship types):
+
+    (:Space {id, name, description, recordedAt})
+    (:Entity {id, spaceId, key, kind, canonical, privacy, recordedAt, erasedAt})
+    (:Claim {id, spaceId, key, revision, type, subjectId, predicate, objectId, valueJson, text,
+             status, confidence, importance, privacy, pinned, reason, actor,
+             validFrom, validTo, recordedAt, supersededAt, erasedAt})       one node per revision
+    (:Claim)-[:SUPPORTED_BY|CONTRADICTED_BY|CORRECTED_BY {recordedAt, authority, note}]->
+        (:Observation | :Artifact)                                          evidence
+    (:Claim)-[:REVISES]->(:Claim)                                           revision chain
+    (:Entity)-[:WORKS_AT {claimId, claimKey, revision, spaceId, privacy, status,
+                          validFrom, validTo, recordedAt, supersededAt}]->(:Entity)   relations
+    (:Entity)-[:MERGED_INTO {mergeId, spaceId, validFrom, recordedAt, supersededAt}]->(:Entity)
+    (:Episode {id, spaceId, title, kind, status, participants, startedAt, endedAt,
+               extractorVersion, recordedAt, sealedAt})
+    (:Episode)-[:HAS_OBSERVATION]->(:Observation {id, spaceId, episodeId, seq, kind, role,
+               content, contentHash, observedAt, privacy, recordedAt, erasedAt})
+    (:Artifact {id, spaceId, storage, locator, mediaType, size, sha256, content, recordedAt})
+    (:AuditEvent {id, spaceId, action, actor, at, idempotencyKey, requestHash, outcome,
+                  targetIds, resultJson})
+    (:Clock {name: 'recorded', now})
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from datetime import datetime
+from enum import IntEnum, StrEnum
+from typing import Any
+
+
+class MemoryType(StrEnum):
+    PROFILE = "profile"
+    PREF = "pref"
+    GOAL = "goal"
+    TASK = "task"
+    DECISION = "decision"
+    ENTITY = "entity"
+    EVENT = "event"
+    CASE = "case"
+    PATTERN = "pattern"
+    FACT = "fact"
+
+
+class Policy(StrEnum):
+    """What a second `remember` of an existing key does."""
+
+    OVERWRITE = "overwrite"
+    """The new revision supersedes the current one; history kept."""
+    VERSIONED = "versioned"
+    """Revisions coexist; the newest (or most confident) wins when composing."""
+
+
+class ClaimStatus(StrEnum):
+    ACTIVE = "active"
+    SUPERSEDED = "superseded"
+    RETRACTED = "retracted"
+    DISPUTED = "disputed"
+
+
+class CorrectionKind(StrEnum):
+    SUPERSEDE = "SUPERSEDE"
+    RETRACT = "RETRACT"
+    DISPUTE = "DISPUTE"
+
+
+class Privacy(IntEnum):
+    """Privacy tiers, ordered: a reader cleared for a tier reads it and every lower one."""
+
+    PUBLIC = 0
+    NORMAL = 1
+    PRIVATE = 2
+    SECRET = 3
+
+
+class Authority(StrEnum):
+    """How strongly a piece of evidence supports a claim."""
+
+    USER_STATED = "user_stated"
+    TOOL_OUTPUT = "tool_output"
+    DOCUMENT = "document"
+    AGENT_INFERRED = "agent_inferred"
+    IMPORTED = "imported"
+
+
+class EvidenceKind(StrEnum):
+    SUPPORTED_BY = "SUPPORTED_BY"
+    CONTRADICTED_BY = "CONTRADICTED_BY"
+    CORRECTED_BY = "CORRECTED_BY"
+
+
+class EpisodeStatus(StrEnum):
+    OPEN = "open"
+    SEALED = "sealed"
+    SUPERSEDED = "superseded"
+    TOMBSTONED = "tombstoned"
+
+
+class EpisodeKind(StrEnum):
+    CONVERSATION = "conversation"
+    TOOL_RUN = "tool_run"
+    IMPORT = "import"
+    OTHER = "other"
+
+
+class ObservationKind(StrEnum):
+    MESSAGE = "message"
+    TOOL_RESULT = "tool_result"
+    DOCUMENT_EXCERPT = "document_excerpt"
+    OTHER = "other"
+
+
+class Role(StrEnum):
+    """Who produced an observation; decides the authority its evidence may claim."""
+
+    USER = "user"
+    ASSISTANT = "assistant"
+    TOOL = "tool"
+    SYSTEM = "system"
+    DOCUMENT = "document"
+
+
+ROLE_AUTHORITY: dict[Role, tuple[Authority, ...]] = {
+    Role.USER: (Authority.USER_STATED, Authority.AGENT_INFERRED, Authority.IMPORTED),
+    Role.ASSISTANT: (Authority.AGENT_INFERRED, Authority.IMPORTED),
+    Role.TOOL: (Authority.TOOL_OUTPUT, Authority.AGENT_INFERRED, Authority.IMPORTED),
+    Role.SYSTEM: (Authority.DOCUMENT, Authority.AGENT_INFERRED, Authority.IMPORTED),
+    Role.DOCUMENT: (Authority.DOCUMENT, Authority.AGENT_INFERRED, Authority.IMPORTED),
+}
+"""Authorities evidence from an observation by each role may carry; the first is the default."""
+
+
+class ArtifactStorage(StrEnum):
+    INLINE = "inline"
+    BLOB = "blob"
+    EXTERNAL = "external"
+
+
+class EntityKind(StrEnum):
+    PERSON = "person"
+    ORG = "org"
+    PROJECT = "project"
+    REPO = "repo"
+    FILE = "file"
+    URL = "url"
+    TOPIC = "topic"
+    OTHER = "other"
+
+
+def canonical_json(value: Any) -> str:
+    """One spelling per JSON value: sorted keys, no spaces, UTF-8 kept."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+@dataclass(frozen=True)
+class EvidenceLink:
+    """One piece of evidence of a claim revision, as visible at the view's knownAt."""
+
+    kind: EvidenceKind
+    authority: Authority
+    recorded_at: datetime
+    note: str | None
+    observation_id: str | None = None
+    artifact_id: str | None = None
+    episode_id: str | None = None
+    text: str | None = None
+    """The observation's content, or an inline artifact's; None for blobs and external refs."""
+    locator: str | None = None
+    observed_at: datetime | None = None
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One revision of a claim."""
+
+    id: str
+    space_id: str
+    key: str
+    revision: int
+    type: MemoryType
+    subject_id: str | None
+    predicate: str | None
+    object_id: str | None
+    value: Any
+    text: str
+    status: ClaimStatus
+    confidence: float
+    importance: float
+    privacy: Privacy
+    pinned: bool
+    reason: str | None
+    actor: str
+    valid_from: datetime | None
+    valid_to: datetime | None
+    recorded_at: datetime
+    superseded_at: datetime | None
+    evidence: tuple[EvidenceLink, ...] = field(default=())
+
+    @property
+    def is_current(self) -> bool:
+        return self.superseded_at is None
+
+
+@dataclass(frozen=True)
+class EntityName:
+    name: str
+    aliases: tuple[str, ...]
+    valid_from: datetime | None
+    valid_to: datetime | None
+    claim_id: str
+
+
+@dataclass(frozen=True)
+class Entity:
+    id: str
+    space_id: str
+    key: str
+    kind: EntityKind
+    canonical: str
+    recorded_at: datetime
+    name: str
+    """The name valid at the view's asOf (the canonical form when none is recorded then)."""
+    aliases: tuple[str, ...] = ()
+    merged_from: tuple[str, ...] = ()
+    """Keys of entities merged into this one, as visible in the view."""
+
+
+@dataclass(frozen=True)
+class Observation:
+    id: str
+    space_id: str
+    episode_id: str
+    seq: int
+    kind: ObservationKind
+    role: Role
+    content: str
+    content_hash: str
+    observed_at: datetime
+    privacy: Privacy
+    recorded_at: datetime
+
+
+@dataclass(frozen=True)
+class Episode:
+    id: str
+    space_id: str
+    title: str
+    kind: EpisodeKind
+    status: EpisodeStatus
+    participants: tuple[str, ...]
+    started_at: datetime
+    ended_at: datetime | None
+    extractor_version: str | None
+    recorded_at: datetime
+    supersedes_id: str | None = None
+    observations: tuple[Observation, ...] = ()
+
+
+@dataclass(frozen=True)
+class Artifact:
+    id: str
+    space_id: str
+    storage: ArtifactStorage
+    locator: str
+    media_type: str
+    size: int
+    sha256: str | None
+    """None only for an external reference whose hash was not declared."""
+    recorded_at: datetime
+    content: str | None = None

@@ -1,0 +1,304 @@
+"""Claim revisions: the state of a key, and the plan of rows one transaction writes.
+
+Rows are never edited: a revision is a new `(:Claim)` node; the rows it replaces get
+`supersededAt` (and so do the relations they asserted). A claim whose object is an entity
+asserts a real, typed relationship between the two entities carrying the row's intervals.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, LiteralString
+
+from neo4j import AsyncManagedTransaction
+
+from graph import memory_types as mt
+from graph.db import run
+from graph.errors import Forgotten
+from graph.model import Claim, ClaimStatus, MemoryType, Privacy
+from graph.records import EVIDENCE_PROJECTION, claim_record, native_props
+from graph.timeline import Interval
+from graph.writing import WriteContext, new_id
+
+LOAD_KEY_STATES: LiteralString = """
+UNWIND $keys AS key
+OPTIONAL MATCH (c:Claim {spaceId: $spaceId, key: key})
+WITH key, max(c.revision) AS head,
+     collect(CASE WHEN c.supersededAt IS NULL AND c.erasedAt IS NULL THEN properties(c) END)
+       AS current
+OPTIONAL MATCH (e:Entity {spaceId: $spaceId, key: key})
+RETURN key, coalesce(head, 0) AS head, current, e.id AS entityId,
+       e.erasedAt IS NOT NULL AS entityErased
+"""
+
+LOAD_CLAIMS: LiteralString = (
+    """
+UNWIND $ids AS id
+MATCH (c:Claim {id: id})
+OPTIONAL MATCH (c)-[e:SUPPORTED_BY|CONTRADICTED_BY|CORRECTED_BY]->(t)
+WHERE t.erasedAt IS NULL AND e.erasedAt IS NULL
+RETURN properties(c) AS claim, collect(CASE WHEN t IS NULL THEN NULL ELSE """
+    + EVIDENCE_PROJECTION
+    + """ END) AS evidence
+"""
+)
+
+CREATE_ENTITIES: LiteralString = """
+UNWIND $entities AS entity
+CREATE (e:Entity)
+SET e = entity, e.recordedAt = $now
+"""
+
+SUPERSEDE_CLAIMS: LiteralString = """
+UNWIND $ids AS id
+MATCH (c:Claim {id: id})
+SET c.supersededAt = $now
+WITH c
+WHERE c.objectId IS NOT NULL
+MATCH (:Entity {id: c.subjectId})-[r]->(:Entity {id: c.objectId})
+WHERE r.claimId = c.id AND r.supersededAt IS NULL
+SET r.supersededAt = $now
+"""
+
+CREATE_CLAIMS: LiteralString = """
+UNWIND $rows AS row
+CREATE (c:Claim)
+SET c = row, c.recordedAt = $now
+WITH c
+WHERE c.subjectId IS NOT NULL
+MATCH (subject:Entity {id: c.subjectId})
+CREATE (c)-[:ABOUT {recordedAt: $now}]->(subject)
+"""
+
+CREATE_REVISES: LiteralString = """
+UNWIND $links AS link
+MATCH (newer:Claim {id: link.fromId})
+MATCH (older:Claim {id: link.toId})
+CREATE (newer)-[:REVISES {recordedAt: $now}]->(older)
+"""
+
+CREATE_RELATIONS: LiteralString = """
+UNWIND $relations AS relation
+MATCH (s:Entity {id: relation.subjectId})
+MATCH (o:Entity {id: relation.objectId})
+CREATE (s)-[r:$(relation.type)]->(o)
+SET r = relation.props, r.recordedAt = $now
+"""
+
+ASSERTING_STATUSES = (ClaimStatus.ACTIVE.value, ClaimStatus.DISPUTED.value)
+"""Statuses whose rows assert their relation (a retracted row asserts nothing)."""
+
+
+@dataclass
+class KeyState:
+    """What a key holds, as the transaction plans its writes."""
+
+    key: str
+    head: int
+    """Highest revision number ever used for the key (0 if none)."""
+    current: list[dict[str, Any]]
+    """Rows not superseded and not erased, as property maps."""
+    entity_id: str | None = None
+
+    def next_revision(self) -> int:
+        self.head += 1
+        return self.head
+
+    def latest_current_id(self) -> str | None:
+        if not self.current:
+            return None
+        return str(max(self.current, key=lambda row: int(row["revision"]))["id"])
+
+
+async def load_key_states(ctx: WriteContext, keys: list[str]) -> dict[str, KeyState]:
+    rows = await run(ctx.tx, LOAD_KEY_STATES, keys=sorted(set(keys)), spaceId=ctx.space_id)
+    states: dict[str, KeyState] = {}
+    for row in rows:
+        if row["entityErased"]:
+            raise Forgotten(f"entity {row['key']!r} was forgotten", field="key")
+        states[row["key"]] = KeyState(
+            key=row["key"],
+            head=int(row["head"]),
+            current=[native_props(props) for props in row["current"]],
+            entity_id=row["entityId"],
+        )
+    return states
+
+
+async def load_claims(tx: AsyncManagedTransaction, ids: list[str]) -> dict[str, Claim]:
+    """Claim rows by id with all their unerased evidence (for command results)."""
+    rows = await run(tx, LOAD_CLAIMS, ids=sorted(set(ids)))
+    return {row["claim"]["id"]: claim_record(row["claim"], row["evidence"]) for row in rows}
+
+
+def claim_row(
+    ctx: WriteContext,
+    *,
+    key: str,
+    revision: int,
+    memory_type: MemoryType,
+    value: Any,
+    content: dict[str, Any],
+    confidence: float,
+    importance: float,
+    privacy: Privacy,
+    pinned: bool,
+    interval: Interval,
+    subject_name: str | None,
+    object_name: str | None,
+    reason: str | None,
+    status: ClaimStatus = ClaimStatus.ACTIVE,
+) -> dict[str, Any]:
+    """The property map of a new claim row."""
+    row: dict[str, Any] = {
+        "id": new_id(),
+        "spaceId": ctx.space_id,
+        "key": key,
+        "revision": revision,
+        "type": memory_type.value,
+        **content,
+        "status": status.value,
+        "confidence": confidence,
+        "importance": importance,
+        "privacy": int(privacy),
+        "pinned": pinned,
+        "reason": reason,
+        "actor": ctx.actor,
+        "validFrom": interval.start,
+        "validTo": interval.end,
+        "supersededAt": None,
+    }
+    if memory_type is MemoryType.ENTITY:
+        canonical = key.split(":", 2)[2]
+        name = (value or {}).get("name") or canonical
+        aliases = [a for a in (value or {}).get("aliases", []) if a != name]
+        row["name"] = name
+        row["aliases"] = aliases
+        also = f" (also: {', '.join(aliases)})" if aliases else ""
+        attrs = mt.summarize((value or {}).get("attrs"))
+        summary = f"{name}{also}" + (f"; {attrs}" if attrs else "")
+    elif memory_type is MemoryType.FACT:
+        rendered = object_name if object_name is not None else mt.summarize(value)
+        summary = f"{subject_name} {content['predicate']} {rendered}"
+    else:
+        summary = mt.summarize(value)
+    row["text"] = mt.retrieval_text(memory_type, key, summary)
+    return row
+
+
+@dataclass
+class WritePlan:
+    """Rows, supersessions, entities and relations to write at the end of a transaction."""
+
+    entities: list[dict[str, Any]] = field(default_factory=list)
+    superseded: list[str] = field(default_factory=list)
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    revises: list[dict[str, str]] = field(default_factory=list)
+    relations: list[dict[str, Any]] = field(default_factory=list)
+
+    def entity_for(self, ctx: WriteContext, key: str, state: KeyState, privacy: Privacy) -> str:
+        """The entity an `entity:` key names, created with its first claim."""
+        if state.entity_id is None:
+            _, kind, canonical = key.split(":", 2)
+            state.entity_id = new_id()
+            self.entities.append(
+                {
+                    "id": state.entity_id,
+                    "spaceId": ctx.space_id,
+                    "key": key,
+                    "kind": kind,
+                    "canonical": canonical,
+                    "privacy": int(privacy),
+                }
+            )
+        return state.entity_id
+
+    def supersede(self, ctx: WriteContext, old: dict[str, Any], state: KeyState) -> None:
+        """End `old` in recorded time. A row planned earlier in this same transaction ends
+        as it begins (`[now, now)`): it was never current, but its revision is kept."""
+        state.current = [row for row in state.current if row["id"] != old["id"]]
+        pending = next((row for row in self.rows if row["id"] == old["id"]), None)
+        if pending is None:
+            self.superseded.append(str(old["id"]))
+            return
+        pending["supersededAt"] = ctx.now
+        for relation in self.relations:
+            if relation["props"]["claimId"] == old["id"]:
+                relation["props"]["supersededAt"] = ctx.now
+
+    def create(self, row: dict[str, Any], state: KeyState, *, revises: str | None) -> None:
+        self.rows.append(row)
+        state.current.append(row)
+        if revises is not None:
+            self.revises.append({"fromId": row["id"], "toId": revises})
+        if row.get("objectId") is not None and row["status"] in ASSERTING_STATUSES:
+            self.relations.append(
+                {
+                    "subjectId": row["subjectId"],
+                    "objectId": row["objectId"],
+                    "type": row["predicate"],
+                    "props": {
+                        "claimId": row["id"],
+                        "claimKey": row["key"],
+                        "revision": row["revision"],
+                        "spaceId": row["spaceId"],
+                        "privacy": row["privacy"],
+                        "status": row["status"],
+                        "confidence": row["confidence"],
+                        "validFrom": row.get("validFrom"),
+                        "validTo": row.get("validTo"),
+                    },
+                }
+            )
+
+    def restate(
+        self,
+        ctx: WriteContext,
+        old: dict[str, Any],
+        state: KeyState,
+        interval: Interval,
+        *,
+        status: ClaimStatus | None = None,
+        reason: str | None = None,
+    ) -> dict[str, Any]:
+        """A new row repeating `old` over `interval` (the part of it that still holds)."""
+        row = {
+            k: v
+            for k, v in old.items()
+            if k not in {"recordedAt", "supersededAt", "erasedAt", "lastCitedAt"}
+        }
+        row.update(
+            id=new_id(),
+            revision=state.next_revision(),
+            validFrom=interval.start,
+            validTo=interval.end,
+            actor=ctx.actor,
+            supersededAt=None,
+            reason=reason or f"restates revision {old['revision']} over the time it still holds",
+        )
+        if status is not None:
+            row["status"] = status.value
+        self.create(row, state, revises=str(old["id"]))
+        return row
+
+    def pending_ids(self) -> set[str]:
+        return {str(row["id"]) for row in self.rows}
+
+    async def write(self, ctx: WriteContext) -> None:
+        if self.entities:
+            await run(ctx.tx, CREATE_ENTITIES, entities=self.entities, now=ctx.now)
+        if self.superseded:
+            await run(ctx.tx, SUPERSEDE_CLAIMS, ids=self.superseded, now=ctx.now)
+        if self.rows:
+            await run(ctx.tx, CREATE_CLAIMS, rows=self.rows, now=ctx.now)
+        if self.revises:
+            await run(ctx.tx, CREATE_REVISES, links=self.revises, now=ctx.now)
+        if self.relations:
+            await run(ctx.tx, CREATE_RELATIONS, relations=self.relations, now=ctx.now)
+
+
+def interval_of(row: dict[str, Any]) -> Interval:
+    start: datetime | None = row.get("validFrom")
+    end: datetime | None = row.get("validTo")
+    return Interval(start, end)

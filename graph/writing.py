@@ -1,0 +1,53 @@
+"""What every writing transaction starts with: the recorded-time tick and its space.
+
+All Engram writers tick the one clock first, so they run one after the other: whatever a
+transaction reads after `begin_write` is the latest committed state and nobody else writes until
+it commits. That is what makes "check, then write" safe without further locks — evidence that
+is checked unerased stays unerased until this transaction commits.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from datetime import datetime
+from typing import LiteralString
+
+from neo4j import AsyncManagedTransaction
+
+from graph.clock import TICK
+from graph.db import run
+from graph.errors import NotFound
+from graph.timeutil import to_native
+
+TICK_NOW: LiteralString = TICK + "RETURN now"
+
+WRITABLE_SPACE: LiteralString = """
+MATCH (s:Space {name: $space})
+WHERE s.erasedAt IS NULL
+RETURN s.id AS id
+"""
+
+
+@dataclass(frozen=True)
+class WriteContext:
+    """The recorded time of this transaction, its space and who writes."""
+
+    tx: AsyncManagedTransaction
+    now: datetime
+    space_id: str
+    space: str
+    actor: str
+
+
+async def begin_write(tx: AsyncManagedTransaction, space: str, actor: str) -> WriteContext:
+    """Tick the clock (serialising writers), then find the space; NOT_FOUND if it is gone."""
+    now = to_native((await run(tx, TICK_NOW))[0]["now"])
+    rows = await run(tx, WRITABLE_SPACE, space=space)
+    if not rows:
+        raise NotFound(f"no space named {space!r}", field="space")
+    return WriteContext(tx, now, rows[0]["id"], space, actor)
+
+
+def new_id() -> str:
+    return str(uuid.uuid4())
