@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from datetime import date
 from typing import Any
 
 from graph.errors import GateRefused, ValidationFailed
@@ -110,9 +111,6 @@ def parse_key(key: str) -> ParsedKey:
     names = PARTS[memory_type]
     parts = tuple(rest.split(":", len(names) - 1)) if rest else ()
     minimum = 2 if memory_type is MemoryType.FACT else len(names)
-    if memory_type is MemoryType.FACT and len(parts) == 2:
-        # fact:<subject>:<PREDICATE> — a literal-valued fact; no object part.
-        pass
     if len(parts) < minimum or any(not part for part in parts):
         shape = ":".join(f"<{n}>" for n in names)
         raise ValidationFailed(f"key {key!r} must look like {head}:{shape}", field="key")
@@ -126,6 +124,16 @@ def parse_key(key: str) -> ParsedKey:
     return parsed
 
 
+def _is_date(text: str) -> bool:
+    if not _DATE.match(text):
+        return False
+    try:
+        date.fromisoformat(text)
+    except ValueError:
+        return False
+    return True
+
+
 def _check_parts(key: str, parsed: ParsedKey) -> None:
     if parsed.type is MemoryType.PREF and parsed.part("scope") not in PREF_SCOPES:
         raise ValidationFailed(
@@ -136,7 +144,7 @@ def _check_parts(key: str, parsed: ParsedKey) -> None:
         if kind not in {k.value for k in EntityKind}:
             kinds = ", ".join(k.value for k in EntityKind)
             raise ValidationFailed(f"key {key!r}: an entity kind is one of {kinds}", field="key")
-    if parsed.type is MemoryType.EVENT and not _DATE.match(parsed.part("date") or ""):
+    if parsed.type is MemoryType.EVENT and not _is_date(parsed.part("date") or ""):
         raise ValidationFailed(f"key {key!r}: an event key's date is YYYY-MM-DD", field="key")
     if parsed.type is MemoryType.FACT and not PREDICATE.match(parsed.part("predicate") or ""):
         raise ValidationFailed(

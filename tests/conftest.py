@@ -16,6 +16,7 @@ from hypothesis import HealthCheck, settings
 
 from graph.db import Graph, Neo4jTarget, connect, resolve_target
 from graph.errors import SetupError
+from graph.integrity import violations
 from graph.local.server import LocalNeo4j
 from graph.migrate import migrate
 from graph.settings import Settings
@@ -72,6 +73,8 @@ async def graph(neo4j_target: Neo4jTarget) -> AsyncIterator[Graph]:
 
 @pytest.fixture(autouse=True)
 async def clean_graph(graph: Graph) -> AsyncIterator[None]:
-    """Every test starts from a migrated, empty database."""
+    """Every test starts from a migrated, empty database, and leaves every invariant holding."""
     await delete_all_data(graph)
     yield
+    broken = await violations(graph)
+    assert broken == {}, f"database invariants broken after the test: {broken}"

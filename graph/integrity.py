@@ -1,0 +1,68 @@
+"""Invariants checked in the database itself (by the tests after every test, and by restore).
+
+Each query returns the ids that break its rule; an empty answer means the rule holds.
+"""
+
+from __future__ import annotations
+
+from typing import LiteralString
+
+from graph.db import Graph
+
+ACTIVE_CLAIMS_WITHOUT_EVIDENCE: LiteralString = """
+MATCH (c:Claim)
+WHERE c.supersededAt IS NULL AND c.erasedAt IS NULL AND c.status IN ['active', 'disputed']
+  AND NOT EXISTS {
+    MATCH (c)-[e:SUPPORTED_BY]->(t)
+    WHERE e.erasedAt IS NULL AND t.erasedAt IS NULL AND t.spaceId = c.spaceId
+  }
+RETURN c.id AS id
+"""
+
+CROSS_SPACE_LINKS: LiteralString = """
+MATCH (a)-[r]->(b)
+WHERE a.spaceId IS NOT NULL AND b.spaceId IS NOT NULL AND a.spaceId <> b.spaceId
+RETURN elementId(r) AS id
+"""
+
+RELATIONS_WITHOUT_ASSERTING_CLAIM: LiteralString = """
+MATCH (:Entity)-[r]->(:Entity)
+WHERE r.claimId IS NOT NULL AND r.supersededAt IS NULL AND r.erasedAt IS NULL
+  AND NOT EXISTS {
+    MATCH (c:Claim {id: r.claimId})
+    WHERE c.supersededAt IS NULL AND c.erasedAt IS NULL AND c.status IN ['active', 'disputed']
+  }
+RETURN elementId(r) AS id
+"""
+
+DUPLICATE_CURRENT_SLICES: LiteralString = """
+MATCH (c:Claim)
+WHERE c.type IN ['pref', 'goal', 'task', 'entity', 'case', 'pattern', 'fact']
+  AND c.supersededAt IS NULL AND c.erasedAt IS NULL
+WITH c.spaceId AS space, c.key AS key, collect(c) AS rows
+WHERE size(rows) > 1
+UNWIND rows AS a
+UNWIND rows AS b
+WITH a, b
+WHERE a.id < b.id
+  AND (a.validTo IS NULL OR b.validFrom IS NULL OR b.validFrom < a.validTo)
+  AND (b.validTo IS NULL OR a.validFrom IS NULL OR a.validFrom < b.validTo)
+RETURN a.id + ' overlaps ' + b.id AS id
+"""
+
+RULES: dict[str, LiteralString] = {
+    "an active claim has unerased evidence in its own space": ACTIVE_CLAIMS_WITHOUT_EVIDENCE,
+    "no relationship crosses spaces": CROSS_SPACE_LINKS,
+    "a current relation has a current asserting claim": RELATIONS_WITHOUT_ASSERTING_CLAIM,
+    "an overwrite key's current rows do not overlap in valid time": DUPLICATE_CURRENT_SLICES,
+}
+
+
+async def violations(graph: Graph) -> dict[str, list[str]]:
+    """Broken rules with the offending ids (empty when every invariant holds)."""
+    broken: dict[str, list[str]] = {}
+    for rule, query in RULES.items():
+        ids = [row["id"] for row in await graph.read(query)]
+        if ids:
+            broken[rule] = ids
+    return broken
