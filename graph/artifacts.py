@@ -75,10 +75,12 @@ def normalise_url(url: str) -> str:
         parts.hostname or scheme == "file"
     ):
         raise ValidationFailed(f"not an absolute http(s)/ftp/s3/gs/file URL: {url!r}", field="url")
-    host = (parts.hostname or "").lower()
-    netloc = host if port is None or _DEFAULT_PORTS.get(scheme) == port else f"{host}:{port}"
-    if parts.username:
+    if parts.username is not None or parts.password is not None or "@" in parts.netloc:
         raise ValidationFailed("a URL with credentials is refused", field="url")
+    host = (parts.hostname or "").lower()
+    if ":" in host:
+        host = f"[{host}]"  # IPv6 literal: hostname dropped the brackets
+    netloc = host if port is None or _DEFAULT_PORTS.get(scheme) == port else f"{host}:{port}"
     return urlunsplit((scheme, netloc, parts.path or "/", parts.query, ""))
 
 

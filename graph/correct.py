@@ -133,7 +133,7 @@ async def _correct_in(ctx: WriteContext, change: CorrectInput) -> Claim:
         row["claim"]["id"]: row["claim"]
         for row in await run(ctx.tx, TARGET_CLAIMS, ids=ids, spaceId=ctx.space_id)
     }
-    targets = [_current_target(found.get(claim_id), claim_id) for claim_id in ids]
+    targets = [_existing_target(found.get(claim_id), claim_id) for claim_id in ids]
     target = targets[0]
     states = await load_key_states(ctx, [t["key"] for t in targets])
     state = states[target["key"]]
@@ -142,6 +142,8 @@ async def _correct_in(ctx: WriteContext, change: CorrectInput) -> Claim:
             f"{target['key']} is at revision {state.head}, not {change.expected_revision}",
             field="expectedRevision",
         )
+    for row in targets:
+        _still_current(row)
     evidence = await resolve_evidence(ctx, change.evidence)
     cited = [evidence[ref.target_id] for ref in change.evidence]
 
@@ -202,18 +204,21 @@ async def _correct_in(ctx: WriteContext, change: CorrectInput) -> Claim:
     return (await load_claims(ctx.tx, [new_row["id"]]))[new_row["id"]]
 
 
-def _current_target(row: dict[str, Any] | None, claim_id: str) -> dict[str, Any]:
+def _existing_target(row: dict[str, Any] | None, claim_id: str) -> dict[str, Any]:
     if row is None:
         raise NotFound(f"no claim {claim_id!r} in this space", field="claimId")
     if row.get("erasedAt") is not None:
         raise Forgotten(f"claim {claim_id!r} was forgotten", field="claimId")
+    return row
+
+
+def _still_current(row: dict[str, Any]) -> None:
     if row.get("supersededAt") is not None:
         raise RevisionConflict(
-            f"claim {claim_id!r} (revision {row['revision']} of {row['key']}) was already "
+            f"claim {row['id']!r} (revision {row['revision']} of {row['key']}) was already "
             "superseded; correct its current revision",
             field="claimId",
         )
-    return row
 
 
 def _dispute(

@@ -147,9 +147,11 @@ async def open_episode(
             return episode_record(await _episode(ctx, replay["episodeId"]))
         if opening.supersedes is not None:
             old = await _episode(ctx, opening.supersedes)
-            if old["status"] not in (EpisodeStatus.OPEN.value, EpisodeStatus.SEALED.value):
+            if old["status"] != EpisodeStatus.SEALED.value:
                 raise ValidationFailed(
-                    f"episode {opening.supersedes!r} is {old['status']}", field="supersedes"
+                    f"episode {opening.supersedes!r} is {old['status']}; only a sealed episode "
+                    "can be superseded",
+                    field="supersedes",
                 )
         props: dict[str, Any] = {
             "id": new_id(),

@@ -324,7 +324,7 @@ def test_dockerfile_copies_existing_paths_that_hold_every_package() -> None:
     for arguments in instruction("COPY"):
         *sources, _destination = (a for a in shlex.split(arguments) if not a.startswith("--"))
         copied.extend(sources)
-    assert copied == ["pyproject.toml", "graph", "api", "migrations"]
+    assert copied == ["pyproject.toml", "README.md", "graph", "api", "migrations"]
     for source in copied:
         assert (ROOT / source).exists(), f"COPY {source}: no such path in the repository"
         excluded = [p for p in dockerignore_patterns() if fnmatch.fnmatch(source, p)]
