@@ -150,6 +150,59 @@ def schema(
         sys.stdout.write(sdl())
 
 
+@app.command("import")
+def import_file(
+    file: Annotated[Path, typer.Argument(exists=True, dir_okay=False, help="JSONL memory items.")],
+    space: Annotated[str, typer.Option(help="The memory space to import into.")],
+    batch_size: Annotated[int, typer.Option(min=1, max=5000, help="Items per transaction.")] = 200,
+    report: Annotated[
+        Path | None, typer.Option(help="Also write the report as JSON to this file.")
+    ] = None,
+    strict: Annotated[bool, typer.Option(help="Exit 2 if any line was refused.")] = False,
+) -> None:
+    """Import memory items (one JSON object per line); idempotent, with a report of refusals."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+
+    from graph.importer import import_items
+
+    lines = file.read_text(encoding="utf-8").splitlines()
+    with Progress(
+        "[progress.description]{task.description}",
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        console=err,
+    ) as bar:
+        task = bar.add_task(f"importing {file.name}", total=len(lines))
+
+        def progress(done: int) -> None:
+            bar.update(task, completed=done)
+
+        result = _with_graph(
+            lambda graph: import_items(
+                graph,
+                space,
+                lines,
+                source=file.name,
+                actor="cli:import",
+                batch_size=batch_size,
+                progress=progress,
+            )
+        )
+        bar.update(task, completed=len(lines))
+    out.print(
+        f"{result.lines} lines: {result.remembered} remembered ({result.retracted} then "
+        f"retracted), {result.already_known} already known, {len(result.skipped)} skipped, "
+        f"{len(result.refused)} refused"
+    )
+    for refusal in [*result.skipped, *result.refused]:
+        out.print(f"  line {refusal.line}: {refusal.code}: {refusal.message}", markup=False)
+    if report is not None:
+        report.write_text(json.dumps(result.as_dict(), indent=2) + "\n")
+    if strict and result.refused:
+        raise typer.Exit(2)
+
+
 @neo4j_app.command("start")
 def neo4j_start() -> None:
     """Start the local Neo4j (or report the running one) and print its Bolt URI."""

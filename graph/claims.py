@@ -28,7 +28,7 @@ from graph import memory_types as mt
 from graph.audit import AuditLog, check_idempotency_key, find_replays, request_hash
 from graph.db import Graph
 from graph.entities import EntityRef, ResolvedEntity, resolve_entities
-from graph.errors import RevisionConflict, ValidationFailed
+from graph.errors import Conflict, RevisionConflict, ValidationFailed
 from graph.evidence import MAX_EVIDENCE, EvidencePlan, EvidenceRef, resolve_evidence
 from graph.model import Claim, EvidenceKind, MemoryType, Policy, Privacy, canonical_json
 from graph.revisions import (
@@ -141,6 +141,11 @@ async def remember(
         raise RevisionConflict(f"a concurrent write won: {failure.message}") from failure
 
 
+async def remember_in(ctx: WriteContext, items: Sequence[RememberInput]) -> list[Claim]:
+    """`remember` inside a writing transaction that has begun (`begin_write`)."""
+    return await _remember_in(ctx, list(items), [validate(item) for item in items])
+
+
 async def _remember_in(
     ctx: WriteContext, items: list[RememberInput], types: list[MemoryType]
 ) -> list[Claim]:
@@ -166,9 +171,20 @@ async def _remember_in(
     evidence_plan = EvidencePlan()
     audit = AuditLog()
     result_ids: list[str] = []
+    in_batch: dict[str, tuple[RememberInput, str]] = {}
     for item, memory_type, key in zip(items, types, keys, strict=True):
         if item.idempotency_key in replays:
             result_ids.append(replays[item.idempotency_key].result["claimId"])
+            continue
+        if item.idempotency_key in in_batch:
+            earlier_item, earlier_id = in_batch[item.idempotency_key]
+            if earlier_item != item:
+                raise Conflict(
+                    f"idempotency key {item.idempotency_key!r} is used twice in one batch "
+                    "for different requests",
+                    field="idempotencyKey",
+                )
+            result_ids.append(earlier_id)
             continue
         authorities = {evidence[ref.target_id].authority for ref in item.evidence}
         mt.check_gate(memory_type, confidence=item.confidence, authorities=authorities)
@@ -182,6 +198,8 @@ async def _remember_in(
             ctx, item, memory_type, key, state, entities, evidence, plan, evidence_plan
         )
         result_ids.append(claim_id)
+        if item.idempotency_key is not None:
+            in_batch[item.idempotency_key] = (item, claim_id)
         audit.add(
             "remember",
             [claim_id],

@@ -120,6 +120,12 @@ async def correct(graph: Graph, space: str, change: CorrectInput, *, actor: str)
         raise RevisionConflict(f"a concurrent write won: {failure.message}") from failure
 
 
+async def correct_in(ctx: WriteContext, change: CorrectInput) -> Claim:
+    """`correct` inside a writing transaction that has begun (`begin_write`)."""
+    check_idempotency_key(change.idempotency_key)
+    return await _correct_in(ctx, change)
+
+
 async def _correct_in(ctx: WriteContext, change: CorrectInput) -> Claim:
     fingerprint = request_hash("correct", change.model_dump(mode="json"))
     if change.idempotency_key is not None:

@@ -52,13 +52,16 @@ FOREACH (_ IN CASE WHEN old IS NULL THEN [] ELSE [1] END |
 RETURN properties(e) AS episode
 """
 
-APPEND_OBSERVATION: LiteralString = """
-MATCH (e:Episode {id: $episodeId})
-SET e.observationCount = coalesce(e.observationCount, 0) + 1
+APPEND_OBSERVATIONS: LiteralString = """
+UNWIND $counts AS count
+MATCH (e:Episode {id: count.id})
+SET e.observationCount = count.count
+WITH collect(e) AS touched
+UNWIND $observations AS props
+MATCH (e:Episode {id: props.episodeId})
 CREATE (o:Observation)
-SET o = $props, o.seq = e.observationCount, o.recordedAt = $now
+SET o = props, o.recordedAt = $now
 CREATE (e)-[:HAS_OBSERVATION {recordedAt: $now}]->(o)
-RETURN properties(o) AS observation
 """
 
 SEAL_EPISODE: LiteralString = """
@@ -71,8 +74,9 @@ SET old.status = 'superseded', old.supersededByEpisodeId = e.id
 RETURN properties(e) AS episode
 """
 
-OBSERVATION_BY_ID: LiteralString = """
-MATCH (o:Observation {id: $id})
+OBSERVATIONS_BY_ID: LiteralString = """
+UNWIND $ids AS id
+MATCH (o:Observation {id: id})
 RETURN properties(o) AS observation
 """
 
@@ -141,42 +145,7 @@ async def open_episode(
 
     async def work(tx: AsyncManagedTransaction) -> Episode:
         ctx = await begin_write(tx, space, actor)
-        payload = opening.model_dump(mode="json")
-        fingerprint, replay = await _replayed(ctx, "openEpisode", opening.idempotency_key, payload)
-        if replay is not None:
-            return episode_record(await _episode(ctx, replay["episodeId"]))
-        if opening.supersedes is not None:
-            old = await _episode(ctx, opening.supersedes)
-            if old["status"] != EpisodeStatus.SEALED.value:
-                raise ValidationFailed(
-                    f"episode {opening.supersedes!r} is {old['status']}; only a sealed episode "
-                    "can be superseded",
-                    field="supersedes",
-                )
-        props: dict[str, Any] = {
-            "id": new_id(),
-            "spaceId": ctx.space_id,
-            "title": opening.title,
-            "kind": opening.kind.value,
-            "status": EpisodeStatus.OPEN.value,
-            "participants": opening.participants,
-            "startedAt": opening.started_at or ctx.now,
-            "extractorVersion": opening.extractor_version,
-            "supersedesId": opening.supersedes,
-            "privacy": int(opening.privacy),
-        }
-        rows = await run(ctx.tx, CREATE_EPISODE, props=props, now=ctx.now)
-        audit = AuditLog()
-        audit.add(
-            "openEpisode",
-            [props["id"]],
-            idempotency_key=opening.idempotency_key,
-            request_hash=fingerprint if opening.idempotency_key else None,
-            result={"episodeId": props["id"]},
-            detail=opening.title,
-        )
-        await audit.write(ctx)
-        return episode_record(rows[0]["episode"])
+        return await open_episode_in(ctx, opening)
 
     return await graph.write_tx(work)
 
@@ -185,54 +154,20 @@ async def record_observation(
     graph: Graph, space: str, observation: ObservationInput, *, actor: str
 ) -> Observation:
     """Append an observation to an open episode."""
-    check_idempotency_key(observation.idempotency_key)
+    [recorded] = await record_observations(graph, space, [observation], actor=actor)
+    return recorded
 
-    async def work(tx: AsyncManagedTransaction) -> Observation:
+
+async def record_observations(
+    graph: Graph, space: str, observations: list[ObservationInput], *, actor: str
+) -> list[Observation]:
+    """Append observations to open episodes in one transaction (all or nothing), in order."""
+    for observation in observations:
+        check_idempotency_key(observation.idempotency_key)
+
+    async def work(tx: AsyncManagedTransaction) -> list[Observation]:
         ctx = await begin_write(tx, space, actor)
-        payload = observation.model_dump(mode="json")
-        fingerprint, replay = await _replayed(
-            ctx, "recordObservation", observation.idempotency_key, payload
-        )
-        if replay is not None:
-            rows = await run(ctx.tx, OBSERVATION_BY_ID, id=replay["observationId"])
-            if rows[0]["observation"].get("erasedAt") is not None:
-                raise Forgotten(f"observation {replay['observationId']!r} was forgotten")
-            return observation_record(rows[0]["observation"])
-        episode = await _episode(ctx, observation.episode_id)
-        if episode["status"] != EpisodeStatus.OPEN.value:
-            raise ValidationFailed(
-                f"episode {observation.episode_id!r} is {episode['status']}; "
-                "only an open episode takes observations",
-                field="episodeId",
-            )
-        observed_at: datetime = observation.observed_at or ctx.now
-        props: dict[str, Any] = {
-            "id": new_id(),
-            "spaceId": ctx.space_id,
-            "episodeId": observation.episode_id,
-            "kind": observation.kind.value,
-            "role": observation.role.value,
-            "content": observation.content,
-            "contentHash": content_hash(observation.content),
-            "observedAt": observed_at,
-            "privacy": int(
-                observation.privacy if observation.privacy is not None else episode["privacy"]
-            ),
-        }
-        rows = await run(
-            ctx.tx, APPEND_OBSERVATION, episodeId=observation.episode_id, props=props, now=ctx.now
-        )
-        audit = AuditLog()
-        audit.add(
-            "recordObservation",
-            [props["id"]],
-            idempotency_key=observation.idempotency_key,
-            request_hash=fingerprint if observation.idempotency_key else None,
-            result={"observationId": props["id"]},
-            detail=observation.episode_id,
-        )
-        await audit.write(ctx)
-        return observation_record(rows[0]["observation"])
+        return await record_observations_in(ctx, observations)
 
     return await graph.write_tx(work)
 
@@ -270,3 +205,132 @@ async def seal_episode(
         return episode_record(rows[0]["episode"])
 
     return await graph.write_tx(work)
+
+
+async def record_observations_in(
+    ctx: WriteContext, observations: list[ObservationInput]
+) -> list[Observation]:
+    """`record_observations` inside a writing transaction that has begun (`begin_write`)."""
+    for observation in observations:
+        check_idempotency_key(observation.idempotency_key)
+    fingerprints = {
+        o.idempotency_key: (
+            "recordObservation",
+            request_hash("recordObservation", o.model_dump(mode="json")),
+        )
+        for o in observations
+        if o.idempotency_key is not None
+    }
+    replays = await find_replays(ctx, fingerprints)
+    episodes: dict[str, dict[str, Any]] = {}
+    results: list[dict[str, Any] | str] = []
+    new: list[dict[str, Any]] = []
+    batch_keys: set[str] = set()
+    audit = AuditLog()
+    for observation in observations:
+        key = observation.idempotency_key
+        if key is not None and key in replays:
+            results.append(str(replays[key].result["observationId"]))
+            continue
+        if key is not None and key in batch_keys:
+            raise ValidationFailed(
+                f"idempotency key {key!r} appears twice in one batch", field="idempotencyKey"
+            )
+        if key is not None:
+            batch_keys.add(key)
+        episode = episodes.get(observation.episode_id)
+        if episode is None:
+            episode = await _episode(ctx, observation.episode_id)
+            if episode["status"] != EpisodeStatus.OPEN.value:
+                raise ValidationFailed(
+                    f"episode {observation.episode_id!r} is {episode['status']}; "
+                    "only an open episode takes observations",
+                    field="episodeId",
+                )
+            episode["observationCount"] = int(episode.get("observationCount") or 0)
+            episodes[observation.episode_id] = episode
+        episode["observationCount"] += 1
+        observed_at: datetime = observation.observed_at or ctx.now
+        privacy = observation.privacy if observation.privacy is not None else episode["privacy"]
+        props: dict[str, Any] = {
+            "id": new_id(),
+            "spaceId": ctx.space_id,
+            "episodeId": observation.episode_id,
+            "seq": episode["observationCount"],
+            "kind": observation.kind.value,
+            "role": observation.role.value,
+            "content": observation.content,
+            "contentHash": content_hash(observation.content),
+            "observedAt": observed_at,
+            "privacy": int(privacy),
+        }
+        new.append(props)
+        results.append(props)
+        audit.add(
+            "recordObservation",
+            [props["id"]],
+            idempotency_key=key,
+            request_hash=fingerprints[key][1] if key is not None else None,
+            result={"observationId": props["id"]},
+            detail=observation.episode_id,
+        )
+    if new:
+        counts = [
+            {"id": episode_id, "count": episode["observationCount"]}
+            for episode_id, episode in episodes.items()
+        ]
+        await run(ctx.tx, APPEND_OBSERVATIONS, observations=new, counts=counts, now=ctx.now)
+    await audit.write(ctx)
+    replayed_ids = [r for r in results if isinstance(r, str)]
+    earlier: dict[str, dict[str, Any]] = {}
+    if replayed_ids:
+        for row in await run(ctx.tx, OBSERVATIONS_BY_ID, ids=replayed_ids):
+            props = row["observation"]
+            if props.get("erasedAt") is not None:
+                raise Forgotten(f"observation {props['id']!r} was forgotten")
+            earlier[props["id"]] = props
+    return [
+        observation_record(earlier[r] if isinstance(r, str) else {**r, "recordedAt": ctx.now})
+        for r in results
+    ]
+
+
+async def open_episode_in(ctx: WriteContext, opening: OpenEpisodeInput) -> Episode:
+    """`open_episode` inside a writing transaction that has begun (`begin_write`)."""
+    check_idempotency_key(opening.idempotency_key)
+    payload = opening.model_dump(mode="json")
+    fingerprint, replay = await _replayed(ctx, "openEpisode", opening.idempotency_key, payload)
+    if replay is not None:
+        return episode_record(await _episode(ctx, replay["episodeId"]))
+    if opening.supersedes is not None:
+        old = await _episode(ctx, opening.supersedes)
+        if old["status"] != EpisodeStatus.SEALED.value:
+            raise ValidationFailed(
+                f"episode {opening.supersedes!r} is {old['status']}; only a sealed episode "
+                "can be superseded",
+                field="supersedes",
+            )
+    props: dict[str, Any] = {
+        "id": new_id(),
+        "spaceId": ctx.space_id,
+        "title": opening.title,
+        "kind": opening.kind.value,
+        "status": EpisodeStatus.OPEN.value,
+        "participants": opening.participants,
+        "startedAt": opening.started_at or ctx.now,
+        "extractorVersion": opening.extractor_version,
+        "supersedesId": opening.supersedes,
+        "privacy": int(opening.privacy),
+    }
+    rows = await run(ctx.tx, CREATE_EPISODE, props=props, now=ctx.now)
+    audit = AuditLog()
+    audit.add(
+        "openEpisode",
+        [props["id"]],
+        idempotency_key=opening.idempotency_key,
+        request_hash=fingerprint if opening.idempotency_key else None,
+        result={"episodeId": props["id"]},
+        detail=opening.title,
+    )
+    await audit.write(ctx)
+    return episode_record(rows[0]["episode"])
