@@ -4,35 +4,50 @@
     >>> uvicorn.run(app)
 
 The lifespan owns the one async driver: it connects, hands the driver to neomodel, applies
-pending migrations, and closes the driver at shutdown.
+pending migrations, and closes the driver at shutdown. `/graphql` needs an API key
+(`Authorization: Bearer egk_…` or `X-API-Key`) unless the server runs in dev mode; `/healthz`,
+`/readyz` (which says only ready or why not) and Neo4j Browser's static files (which talk to
+Neo4j with Neo4j's own password) are open.
 """
 
 from __future__ import annotations
 
+import asyncio
+import json
 import logging
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
 from urllib.parse import quote
 
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocket
 from strawberry.asgi import GraphQL
 
 from api.context import EngramContext
-from api.schema import schema
+from api.schema import build_schema
+from graph.apikeys import DEV, Principal, authenticate
 from graph.db import Graph, Neo4jTarget, connect
 from graph.errors import SetupError
 from graph.migrate import migrate, pending
-from graph.neomodel_bridge import neomodel_driver_is, release_driver, share_driver
+from graph.neomodel_bridge import (
+    bind_context_database,
+    neomodel_database,
+    neomodel_driver_is,
+    release_driver,
+    share_driver,
+)
 from graph.settings import Settings
 
 log = logging.getLogger("engram")
+access_log = logging.getLogger("engram.access")
 
 
 class EngramGraphQL(GraphQL[EngramContext, None]):
@@ -41,18 +56,95 @@ class EngramGraphQL(GraphQL[EngramContext, None]):
     async def get_context(
         self, request: Request | WebSocket, response: Response | WebSocket
     ) -> EngramContext:
-        app_state = request.app.state
+        state = request.app.state
         return EngramContext(
             request=request if isinstance(request, Request) else None,
             response=response if isinstance(response, Response) else None,
-            graph=app_state.graph,
-            settings=app_state.settings,
+            graph=state.graph,
+            settings=state.settings,
+            principal=request.scope["state"]["principal"],
         )
 
 
 def browser_url(target: Neo4jTarget, public_base: str = "") -> str:
     """Where Neo4j Browser opens, preset to Engram's Bolt URI and user."""
     return f"{public_base}/browser/?dbms={quote(target.uri, safe='')}&preselectAuthMethod=NATIVE"
+
+
+def _presented_key(scope: Scope) -> str | None:
+    headers: dict[str, str] = {
+        k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]
+    }
+    authorization = headers.get("authorization", "")
+    if authorization.lower().startswith("bearer "):
+        return authorization[7:].strip()
+    key: str | None = headers.get("x-api-key")
+    return key
+
+
+class EngramMiddleware:
+    """Authentication, the request timeout and the structured access log for every request."""
+
+    def __init__(self, app: ASGIApp, settings: Settings) -> None:
+        self.app = app
+        self.settings = settings
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = time.perf_counter()
+        status = {"code": 500}
+        principal: Principal | None = None
+
+        async def send_and_note(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                status["code"] = message["status"]
+            await send(message)
+
+        try:
+            if scope["path"].startswith("/graphql"):
+                principal = await self._principal(scope)
+                if principal is None:
+                    response = JSONResponse(
+                        {"error": "an API key is needed (Authorization: Bearer egk_…)"},
+                        status_code=401,
+                        headers={"WWW-Authenticate": 'Bearer realm="engram"'},
+                    )
+                    await response(scope, receive, send_and_note)
+                    return
+                scope.setdefault("state", {})["principal"] = principal
+                bind_context_database(scope["app"].state.graph)
+            try:
+                async with asyncio.timeout(self.settings.request_timeout):
+                    await self.app(scope, receive, send_and_note)
+            except TimeoutError:
+                response = JSONResponse(
+                    {"error": f"request took longer than {self.settings.request_timeout:.0f} s"},
+                    status_code=504,
+                )
+                await response(scope, receive, send_and_note)
+        finally:
+            access_log.info(
+                json.dumps(
+                    {
+                        "method": scope.get("method"),
+                        "path": scope.get("path"),
+                        "status": status["code"],
+                        "ms": round((time.perf_counter() - started) * 1000, 1),
+                        "principal": principal.name if principal else None,
+                    }
+                )
+            )
+
+    async def _principal(self, scope: Scope) -> Principal | None:
+        if self.settings.dev:
+            return DEV
+        presented = _presented_key(scope)
+        if not presented:
+            return None
+        bind_context_database(scope["app"].state.graph)
+        return await authenticate(presented)
 
 
 def create_app(
@@ -100,17 +192,27 @@ def create_app(
                 {"status": "unready", "reason": "pending migrations", "pending": names},
                 status_code=503,
             )
-        body: dict[str, Any] = {
-            "status": "ready",
-            "neo4j": target.uri,
-            "database": graph.database,
-            "neomodel": neomodel_driver_is(graph),
-        }
-        return JSONResponse(body)
+        bind_context_database(graph)
+        return JSONResponse(
+            {
+                "status": "ready",
+                "database": graph.database,
+                "neomodel": {
+                    "sharesDriver": neomodel_driver_is(graph),
+                    "database": neomodel_database(),
+                },
+            }
+        )
 
     async def browser_redirect(request: Request) -> Response:
         return RedirectResponse(browser_url(target))
 
+    schema = build_schema(
+        dev=settings.dev,
+        max_depth=settings.max_depth,
+        max_aliases=settings.max_aliases,
+        max_tokens=settings.max_tokens,
+    )
     routes: list[Route | Mount] = [
         Route("/healthz", healthz),
         Route("/readyz", readyz),
@@ -120,7 +222,11 @@ def create_app(
         routes.append(Route("/browser", browser_redirect))
         routes.append(Mount("/browser", StaticFiles(directory=browser_dir, html=True)))
 
-    app = Starlette(routes=routes, lifespan=lifespan)
+    app = Starlette(
+        routes=routes,
+        lifespan=lifespan,
+        middleware=[Middleware(EngramMiddleware, settings=settings)],
+    )
     app.state.settings = settings
     app.state.target = target
     return app

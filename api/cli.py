@@ -16,6 +16,7 @@ import asyncio
 import json
 import sys
 from collections.abc import Awaitable, Callable
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, TypeVar
 
@@ -27,6 +28,7 @@ from graph.errors import EngramError, SetupError
 from graph.local.server import LocalNeo4j
 from graph.migrate import Migration
 from graph.migrate import migrate as apply_migrations
+from graph.neomodel_bridge import release_driver, share_driver
 from graph.settings import get_settings
 
 T = TypeVar("T")
@@ -38,8 +40,10 @@ app = typer.Typer(
 )
 neo4j_app = typer.Typer(help="The local Neo4j (used when NEO4J_URI is not set).")
 spaces_app = typer.Typer(help="Memory spaces.")
+keys_app = typer.Typer(help="API keys: read or write on named spaces up to a privacy tier.")
 app.add_typer(neo4j_app, name="neo4j")
 app.add_typer(spaces_app, name="spaces")
+app.add_typer(keys_app, name="keys")
 
 out = Console(soft_wrap=True)
 err = Console(stderr=True, soft_wrap=True)
@@ -51,8 +55,10 @@ def _with_graph(work: Callable[[Graph], Awaitable[T]]) -> T:
     async def main() -> T:
         graph = await connect(resolve_target(get_settings()))
         try:
+            await share_driver(graph)
             return await work(graph)
         finally:
+            await release_driver()
             await graph.close()
 
     return asyncio.run(main())
@@ -257,6 +263,58 @@ def spaces_list() -> None:
 
     for space in _with_graph(list_spaces):
         out.print(f"{space.name}\t{space.description}")
+
+
+class Tier(StrEnum):
+    PUBLIC = "public"
+    NORMAL = "normal"
+    PRIVATE = "private"
+    SECRET = "secret"
+
+
+@keys_app.command("create")
+def keys_create(
+    space: Annotated[list[str], typer.Option(help="A space the key grants (repeatable).")],
+    tier: Annotated[Tier, typer.Option(help="Highest privacy tier the key reads.")] = Tier.NORMAL,
+    write: Annotated[bool, typer.Option(help="Also allow writes to these spaces.")] = False,
+    name: Annotated[str, typer.Option(help="Who or what the key is for.")] = "",
+) -> None:
+    """Issue an API key; its secret is printed once and only its hash is kept."""
+    from graph.apikeys import Grant, create_key
+    from graph.model import Privacy
+
+    grants = [Grant(s, Privacy[tier.name], write=write) for s in space]
+    issued = _with_graph(lambda graph: create_key(name, grants))
+    sys.stdout.write(issued.secret + "\n")
+    err.print(
+        f"key {issued.key_id}: {'read+write' if write else 'read'} on {', '.join(space)} "
+        f"up to {tier.value}; store the secret now, it is not kept",
+        markup=False,
+    )
+
+
+@keys_app.command("list")
+def keys_list() -> None:
+    """List keys (ids, names, grants; never secrets)."""
+    from graph.apikeys import list_keys
+
+    for key in _with_graph(lambda graph: list_keys()):
+        state = "revoked" if key["revoked"] else "active"
+        grants = ", ".join(
+            f"{g['space']}:{g['tier']}{':write' if g['write'] else ''}" for g in key["grants"]
+        )
+        out.print(f"{key['keyId']}\t{state}\t{key['name']}\t{grants}", markup=False)
+
+
+@keys_app.command("revoke")
+def keys_revoke(key_id: str) -> None:
+    """Revoke a key by its id (the part after `egk_`)."""
+    from graph.apikeys import revoke_key
+
+    revoked = _with_graph(lambda graph: revoke_key(key_id))
+    out.print(f"revoked {key_id}" if revoked else f"no active key {key_id}")
+    if not revoked:
+        raise typer.Exit(1)
 
 
 def main() -> None:

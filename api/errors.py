@@ -1,7 +1,11 @@
-"""Typed errors in GraphQL results: `errors { code message field }` on every mutation payload.
+"""Typed errors in GraphQL results.
 
-mutation { createSpace(name: "Bad Name") { space { id } errors { code message field } } }
-# → {"errors": [{"code": "VALIDATION", "message": "space name …", "field": "name"}]}
+Mutations answer `errors { code message field }` in their payload; queries answer a GraphQL
+error whose `extensions` carry the same `code` and `field`. Anything unexpected is masked
+("Unexpected error.") — never a stack trace.
+
+    mutation { createSpace(name: "Bad Name") { space { id } errors { code message field } } }
+    # → {"errors": [{"code": "VALIDATION", "message": "space name …", "field": "name"}]}
 """
 
 from __future__ import annotations
@@ -9,6 +13,7 @@ from __future__ import annotations
 from enum import Enum
 
 import strawberry
+from graphql import GraphQLError
 
 from graph import errors as domain
 
@@ -38,3 +43,22 @@ def user_error(failure: domain.EngramError) -> UserError:
     return UserError(
         code=ErrorCode(failure.code.value), message=failure.message, field=failure.field
     )
+
+
+class EngramGraphQLError(GraphQLError):
+    """A query's expected failure, with a stable code in `extensions`."""
+
+    def __init__(self, failure: domain.EngramError) -> None:
+        super().__init__(
+            failure.message,
+            extensions={"code": failure.code.value, "field": failure.field},
+            original_error=failure,
+        )
+
+
+def should_mask(error: GraphQLError) -> bool:
+    """Mask everything but Engram's typed errors and GraphQL's own validation errors."""
+    original = error.original_error
+    if original is None:
+        return False
+    return not isinstance(original, domain.EngramError | EngramGraphQLError)

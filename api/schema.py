@@ -1,28 +1,354 @@
-"""The GraphQL schema: queries and mutations that call graph/ commands and reads.
+"""The GraphQL schema: queries and mutations calling graph/'s reads and commands.
 
-`schema.graphql` at the repository root is `print_schema(schema)`; `engram schema --write`
-regenerates it and a test fails when the two drift.
+Every resolver authorises first (the key must grant the space; writes need a write grant) and
+reads through a `View` at the key's privacy tier. `schema.graphql` at the repository root is this
+schema printed; `engram schema --write` regenerates it and a test fails when the two drift.
 """
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+from datetime import datetime
+from typing import Annotated, Any, TypeVar
+
 import strawberry
-from strawberry.types import Info
+from strawberry.extensions import (
+    DisableIntrospection,
+    MaskErrors,
+    MaxAliasesLimiter,
+    MaxTokensLimiter,
+    ParserCache,
+    QueryDepthLimiter,
+    ValidationCache,
+)
 
-from api.context import EngramContext
-from api.errors import user_error
-from api.types import CreateSpacePayload, Space
-from graph import spaces
-from graph.errors import EngramError
+from api.errors import EngramGraphQLError, should_mask, user_error
+from api.extensions import QueryCounter
+from api.inputs import (
+    ArtifactInput,
+    ClaimFilterInput,
+    CorrectInput,
+    EntityRefInput,
+    LinkInput,
+    MergeInput,
+    ObservationInput,
+    OpenEpisodeInput,
+    RememberInput,
+    SealEpisodeInput,
+    command_data,
+)
+from api.types import (
+    Artifact,
+    ArtifactPayload,
+    Claim,
+    ClaimConnection,
+    ClaimPayload,
+    ClaimsPayload,
+    ContextSnapshot,
+    CreateSpacePayload,
+    Direction,
+    EngramInfo,
+    Entity,
+    Episode,
+    EpisodePayload,
+    Explanation,
+    MemoryType,
+    MergePayload,
+    Observation,
+    ObservationPayload,
+    Related,
+    RelatedEntity,
+    Relation,
+    SearchHit,
+    Space,
+    Timeline,
+    UnmergePayload,
+)
+from graph import (
+    artifacts,
+    claims,
+    context,
+    correct,
+    episodes,
+    listing,
+    merge,
+    reads,
+    search,
+    traverse,
+)
+from graph import spaces as space_commands
+from graph.errors import EngramError, ValidationFailed
+from graph.inputs import parse
+from graph.model import ClaimStatus
+from graph.model import MemoryType as DomainMemoryType
+from graph.visibility import View
 
-EngramInfo = Info[EngramContext, None]
+T = TypeVar("T")
+
+
+async def _query(work: Callable[[], Awaitable[T]]) -> T:
+    """Run a query resolver; expected failures become typed GraphQL errors."""
+    try:
+        return await work()
+    except EngramError as failure:
+        raise EngramGraphQLError(failure) from failure
+
+
+async def _entity_id(info: EngramInfo, view: View, ref: EntityRefInput) -> str:
+    data = command_data(ref)
+    entity = await reads.find_entity(
+        info.context.graph,
+        view,
+        entity_id=data.get("id"),
+        key=data.get("key"),
+        name=data.get("name"),
+    )
+    if sum(1 for v in data.values() if v is not None) != 1:
+        raise ValidationFailed("an entity reference gives exactly one of id, key or name")
+    return entity.id
 
 
 @strawberry.type
 class Query:
-    @strawberry.field(description="The memory spaces, by name.")
+    @strawberry.field(description="The memory spaces this key may read, by name.")
     async def spaces(self, info: EngramInfo) -> list[Space]:
-        return [Space.of(space) for space in await spaces.list_spaces(info.context.graph)]
+        principal = info.context.principal
+        return [
+            Space.of(space)
+            for space in await space_commands.list_spaces(info.context.graph)
+            if principal.sees_space(space.name)
+        ]
+
+    @strawberry.field(description="One entity by id or key, named as of `asOf`.")
+    async def entity(
+        self,
+        info: EngramInfo,
+        space: str,
+        id: strawberry.ID | None = None,
+        key: str | None = None,
+        as_of: datetime | None = None,
+        known_at: datetime | None = None,
+    ) -> Entity | None:
+        async def work() -> Entity:
+            view = await info.context.view(space, as_of, known_at)
+            if (id is None) == (key is None):
+                raise ValidationFailed("give exactly one of id or key", field="id")
+            return Entity.of(
+                await reads.get_entity(info.context.graph, view, entity_id=id, key=key)
+            )
+
+        return await _query(work)
+
+    @strawberry.field(description="Claims visible in the view, newest recorded first, paged.")
+    async def claims(
+        self,
+        info: EngramInfo,
+        space: str,
+        filter: ClaimFilterInput | None = None,
+        first: int = listing.DEFAULT_PAGE,
+        after: str | None = None,
+        as_of: datetime | None = None,
+        known_at: datetime | None = None,
+    ) -> ClaimConnection:
+        async def work() -> ClaimConnection:
+            view = await info.context.view(space, as_of, known_at)
+            wanted = filter or ClaimFilterInput()
+            subject_id = await _entity_id(info, view, wanted.subject) if wanted.subject else None
+            try:
+                statuses = tuple(
+                    ClaimStatus(s) for s in (wanted.statuses or listing.DEFAULT_STATUSES)
+                )
+            except ValueError as failure:
+                raise ValidationFailed(str(failure), field="filter.statuses") from None
+            page = await listing.list_claims(
+                info.context.graph,
+                view,
+                listing.ClaimFilter(
+                    type=wanted.type,
+                    key_prefix=wanted.key_prefix,
+                    subject_id=subject_id,
+                    predicate=wanted.predicate,
+                    statuses=statuses,
+                ),
+                first=first,
+                after=after,
+            )
+            return ClaimConnection(
+                nodes=[Claim.of(c, view) for c in page.claims],
+                end_cursor=page.end,
+                has_next_page=page.has_more,
+            )
+
+        return await _query(work)
+
+    @strawberry.field(description="Every revision of a key, with both intervals and reasons.")
+    async def claim_history(
+        self, info: EngramInfo, space: str, key: str, known_at: datetime | None = None
+    ) -> list[Claim]:
+        async def work() -> list[Claim]:
+            view = await info.context.view(space, None, known_at)
+            history = await reads.claim_history(info.context.graph, view, key)
+            return [Claim.of(c, view) for c in history]
+
+        return await _query(work)
+
+    @strawberry.field(description="An episode with its observations visible in the view.")
+    async def episode(
+        self,
+        info: EngramInfo,
+        space: str,
+        id: strawberry.ID,
+        as_of: datetime | None = None,
+        known_at: datetime | None = None,
+    ) -> Episode | None:
+        async def work() -> Episode:
+            view = await info.context.view(space, as_of, known_at)
+            return Episode.of(await reads.get_episode(info.context.graph, view, id))
+
+        return await _query(work)
+
+    @strawberry.field(description="Claims and episodes that began in [from, to), in time order.")
+    async def timeline(
+        self,
+        info: EngramInfo,
+        space: str,
+        from_: Annotated[datetime, strawberry.argument(name="from")],
+        to: datetime,
+        known_at: datetime | None = None,
+        first: int = 100,
+    ) -> Timeline:
+        async def work() -> Timeline:
+            view = await info.context.view(space, None, known_at)
+            found = await listing.timeline(info.context.graph, view, from_, to, first=first)
+            return Timeline(
+                claims=[Claim.of(c, view) for c in found.claims],
+                episodes=[Episode.of(e) for e in found.episodes],
+            )
+
+        return await _query(work)
+
+    @strawberry.field(description="Entities reachable through visible relations (1–4 hops).")
+    async def related(
+        self,
+        info: EngramInfo,
+        space: str,
+        entity: EntityRefInput,
+        hops: int = 1,
+        relation_types: list[str] | None = None,
+        direction: Direction = traverse.Direction.BOTH,
+        as_of: datetime | None = None,
+        known_at: datetime | None = None,
+        first: int = 50,
+    ) -> Related:
+        async def work() -> Related:
+            view = await info.context.view(space, as_of, known_at)
+            start = await _entity_id(info, view, entity)
+            found = await traverse.related(
+                info.context.graph,
+                view,
+                start,
+                hops=hops,
+                relation_types=relation_types,
+                direction=direction,
+                first=first,
+            )
+            entities = await reads.entities_by_ids(info.context.graph, view, list(found.distances))
+            nodes = [
+                RelatedEntity(entity=Entity.of(e), distance=found.distances[e.id])
+                for e in entities
+                if e is not None
+            ]
+            nodes.sort(key=lambda n: (n.distance, n.entity.key))
+            return Related(
+                nodes=nodes,
+                relations=[Relation.of(r, view) for r in found.relations],
+                truncated=found.truncated,
+            )
+
+        return await _query(work)
+
+    @strawberry.field(description="The shortest visible paths between two entities, explained.")
+    async def explain_relation(
+        self,
+        info: EngramInfo,
+        space: str,
+        from_: Annotated[EntityRefInput, strawberry.argument(name="from")],
+        to: EntityRefInput,
+        max_hops: int = 3,
+        as_of: datetime | None = None,
+        known_at: datetime | None = None,
+        first: int = 5,
+    ) -> Explanation:
+        async def work() -> Explanation:
+            view = await info.context.view(space, as_of, known_at)
+            source = await _entity_id(info, view, from_)
+            target = await _entity_id(info, view, to)
+            found = await traverse.explain_relation(
+                info.context.graph, view, source, target, max_hops=max_hops, first=first
+            )
+            return Explanation.of(found, view)
+
+        return await _query(work)
+
+    @strawberry.field(description="Visible claims matching text, fused by reciprocal rank.")
+    async def search(
+        self,
+        info: EngramInfo,
+        space: str,
+        query: str,
+        types: list[MemoryType] | None = None,
+        as_of: datetime | None = None,
+        known_at: datetime | None = None,
+        first: int = search.DEFAULT_FIRST,
+    ) -> list[SearchHit]:
+        async def work() -> list[SearchHit]:
+            view = await info.context.view(space, as_of, known_at)
+            hits = await search.search(
+                info.context.graph,
+                view,
+                query,
+                types=list(types) if types else None,
+                first=first,
+            )
+            return [
+                SearchHit(claim=Claim.of(h.claim, view), score=h.score, sources=list(h.sources))
+                for h in hits
+            ]
+
+        return await _query(work)
+
+    @strawberry.field(description="The core snapshot for a prompt, never over budgetBytes.")
+    async def context(
+        self,
+        info: EngramInfo,
+        space: str,
+        budget_bytes: int = context.DEFAULT_BUDGET,
+        as_of: datetime | None = None,
+        known_at: datetime | None = None,
+    ) -> ContextSnapshot:
+        async def work() -> ContextSnapshot:
+            view = await info.context.view(space, as_of, known_at)
+            snap = await context.context_snapshot(
+                info.context.graph, view, budget_bytes=budget_bytes
+            )
+            return ContextSnapshot.of(snap)
+
+        return await _query(work)
+
+
+async def _mutate(
+    info: EngramInfo, space: str, work: Callable[[], Awaitable[T]], fail: Callable[[Any], T]
+) -> T:
+    try:
+        info.context.principal.check_write(space)
+        return await work()
+    except EngramError as failure:
+        return fail([user_error(failure)])
+
+
+async def _result_view(info: EngramInfo, space: str) -> View:
+    """The view results of a write are shown in: now, at the writer's tier."""
+    return await info.context.view(space)
 
 
 @strawberry.type
@@ -31,16 +357,171 @@ class Mutation:
     async def create_space(
         self, info: EngramInfo, name: str, description: str = ""
     ) -> CreateSpacePayload:
-        try:
-            space = await spaces.create_space(
+        async def work() -> CreateSpacePayload:
+            created = await space_commands.create_space(
                 info.context.graph, name, description, actor=info.context.actor
             )
-        except EngramError as failure:
-            return CreateSpacePayload(errors=[user_error(failure)])
-        return CreateSpacePayload(space=Space.of(space))
+            return CreateSpacePayload(space=Space.of(created))
+
+        return await _mutate(info, name, work, lambda e: CreateSpacePayload(errors=e))
+
+    @strawberry.mutation(description="Create or revise a claim with ≥ 1 evidence.")
+    async def remember(self, info: EngramInfo, space: str, input: RememberInput) -> ClaimPayload:
+        async def work() -> ClaimPayload:
+            item = parse(claims.RememberInput, command_data(input))
+            [claim] = await claims.remember(
+                info.context.graph, space, [item], actor=info.context.actor
+            )
+            return ClaimPayload(claim=Claim.of(claim, await _result_view(info, space)))
+
+        return await _mutate(info, space, work, lambda e: ClaimPayload(errors=e))
+
+    @strawberry.mutation(description="Remember many claims in one transaction: all or nothing.")
+    async def remember_many(
+        self, info: EngramInfo, space: str, inputs: list[RememberInput]
+    ) -> ClaimsPayload:
+        async def work() -> ClaimsPayload:
+            if len(inputs) > 1000:
+                raise ValidationFailed("at most 1000 claims per call", field="inputs")
+            items = [parse(claims.RememberInput, command_data(i)) for i in inputs]
+            done = await claims.remember(info.context.graph, space, items, actor=info.context.actor)
+            view = await _result_view(info, space)
+            return ClaimsPayload(claims=[Claim.of(c, view) for c in done])
+
+        return await _mutate(info, space, work, lambda e: ClaimsPayload(errors=e))
+
+    @strawberry.mutation(description="SUPERSEDE, RETRACT or DISPUTE a claim; never in place.")
+    async def correct(self, info: EngramInfo, space: str, input: CorrectInput) -> ClaimPayload:
+        async def work() -> ClaimPayload:
+            change = parse(correct.CorrectInput, command_data(input))
+            claim = await correct.correct(
+                info.context.graph, space, change, actor=info.context.actor
+            )
+            return ClaimPayload(claim=Claim.of(claim, await _result_view(info, space)))
+
+        return await _mutate(info, space, work, lambda e: ClaimPayload(errors=e))
+
+    @strawberry.mutation(description="Assert a typed relation between two entities (a fact).")
+    async def link(self, info: EngramInfo, space: str, input: LinkInput) -> ClaimPayload:
+        async def work() -> ClaimPayload:
+            item = parse(claims.RememberInput, _clean_link(input))
+            [claim] = await claims.remember(
+                info.context.graph, space, [item], actor=info.context.actor
+            )
+            return ClaimPayload(claim=Claim.of(claim, await _result_view(info, space)))
+
+        return await _mutate(info, space, work, lambda e: ClaimPayload(errors=e))
+
+    @strawberry.mutation(description="Open an episode (a conversation, a tool run, an import).")
+    async def open_episode(
+        self, info: EngramInfo, space: str, input: OpenEpisodeInput | None = None
+    ) -> EpisodePayload:
+        async def work() -> EpisodePayload:
+            opening = parse(
+                episodes.OpenEpisodeInput, command_data(input) if input is not None else {}
+            )
+            opened = await episodes.open_episode(
+                info.context.graph, space, opening, actor=info.context.actor
+            )
+            return EpisodePayload(episode=Episode.of(opened))
+
+        return await _mutate(info, space, work, lambda e: EpisodePayload(errors=e))
+
+    @strawberry.mutation(description="Append an observation to an open episode.")
+    async def record_observation(
+        self, info: EngramInfo, space: str, input: ObservationInput
+    ) -> ObservationPayload:
+        async def work() -> ObservationPayload:
+            observation = parse(episodes.ObservationInput, command_data(input))
+            recorded = await episodes.record_observation(
+                info.context.graph, space, observation, actor=info.context.actor
+            )
+            return ObservationPayload(observation=Observation.of(recorded))
+
+        return await _mutate(info, space, work, lambda e: ObservationPayload(errors=e))
+
+    @strawberry.mutation(description="Seal an open episode: it takes no more observations.")
+    async def seal_episode(
+        self, info: EngramInfo, space: str, input: SealEpisodeInput
+    ) -> EpisodePayload:
+        async def work() -> EpisodePayload:
+            sealing = parse(episodes.SealEpisodeInput, command_data(input))
+            sealed = await episodes.seal_episode(
+                info.context.graph, space, sealing, actor=info.context.actor
+            )
+            return EpisodePayload(episode=Episode.of(sealed))
+
+        return await _mutate(info, space, work, lambda e: EpisodePayload(errors=e))
+
+    @strawberry.mutation(description="Record a file or external reference usable as evidence.")
+    async def add_artifact(
+        self, info: EngramInfo, space: str, input: ArtifactInput
+    ) -> ArtifactPayload:
+        async def work() -> ArtifactPayload:
+            artifact = parse(artifacts.ArtifactInput, command_data(input))
+            added = await artifacts.add_artifact(
+                info.context.graph,
+                space,
+                artifact,
+                blob_root=info.context.settings.blobs,
+                actor=info.context.actor,
+            )
+            return ArtifactPayload(artifact=Artifact.of(added))
+
+        return await _mutate(info, space, work, lambda e: ArtifactPayload(errors=e))
+
+    @strawberry.mutation(description="Merge a duplicate entity into a survivor; undoable.")
+    async def merge_entities(self, info: EngramInfo, space: str, input: MergeInput) -> MergePayload:
+        async def work() -> MergePayload:
+            request = parse(merge.MergeInput, command_data(input))
+            merge_id = await merge.merge_entities(
+                info.context.graph, space, request, actor=info.context.actor
+            )
+            return MergePayload(merge_id=strawberry.ID(merge_id))
+
+        return await _mutate(info, space, work, lambda e: MergePayload(errors=e))
+
+    @strawberry.mutation(description="Undo a merge from now on (views before keep it).")
+    async def unmerge_entities(
+        self, info: EngramInfo, space: str, merge_id: strawberry.ID, reason: str
+    ) -> UnmergePayload:
+        async def work() -> UnmergePayload:
+            undone = await merge.unmerge_entities(
+                info.context.graph, space, merge_id, reason, actor=info.context.actor
+            )
+            return UnmergePayload(undone=undone)
+
+        return await _mutate(info, space, work, lambda e: UnmergePayload(errors=e))
 
 
-schema = strawberry.Schema(query=Query, mutation=Mutation)
+def _clean_link(link: LinkInput) -> dict[str, Any]:
+    data = command_data(link)
+    data["subject"] = data.pop("source")
+    data["object"] = data.pop("target")
+    data["predicate"] = data.pop("type")
+    data["type"] = DomainMemoryType.FACT.value
+    return data
+
+
+def build_schema(
+    *, dev: bool, max_depth: int = 12, max_aliases: int = 20, max_tokens: int = 2000
+) -> strawberry.Schema:
+    """The schema with its limits; introspection only in dev mode."""
+    extensions: list[Any] = [
+        lambda: QueryDepthLimiter(max_depth=max_depth),
+        lambda: MaxAliasesLimiter(max_alias_count=max_aliases),
+        lambda: MaxTokensLimiter(max_token_count=max_tokens),
+        lambda: ParserCache(maxsize=256),
+        lambda: ValidationCache(maxsize=256),
+        lambda: MaskErrors(should_mask_error=should_mask),
+        QueryCounter,
+    ]
+    if not dev:
+        extensions.append(DisableIntrospection)
+    return strawberry.Schema(query=Query, mutation=Mutation, extensions=extensions)
+
+
+schema = build_schema(dev=False)
 
 
 def sdl() -> str:

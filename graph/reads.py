@@ -14,7 +14,7 @@ from dataclasses import replace
 from typing import Any, LiteralString
 
 from graph.db import Graph
-from graph.errors import NotFound
+from graph.errors import AmbiguousSubject, NotFound
 from graph.model import Claim, ClaimStatus, Entity, EntityKind, Episode
 from graph.records import EVIDENCE_PROJECTION, claim_record, episode_record
 from graph.timeutil import to_native
@@ -103,6 +103,24 @@ RETURN properties(entity) AS entity, naming.name AS name, naming.aliases AS alia
 
 ENTITY_BY_ID: LiteralString = "MATCH (e:Entity {id: $id})" + _ENTITY_VIEW
 
+ENTITIES_BY_IDS: LiteralString = (
+    """
+UNWIND $ids AS id
+MATCH (e:Entity {id: id})
+WHERE """
+    + visible("e")
+    + """
+OPTIONAL MATCH (c:Claim {spaceId: $spaceId, key: e.key})
+WHERE """
+    + visible("c")
+    + """ AND c.status IN ['active', 'disputed']
+WITH e, c ORDER BY c.revision DESC
+WITH e, head(collect(c)) AS naming
+RETURN properties(e) AS entity, naming.name AS name, naming.aliases AS aliases,
+       [] AS mergedFrom
+"""
+)
+
 ENTITY_BY_KEY: LiteralString = "MATCH (e:Entity {spaceId: $spaceId, key: $key})" + _ENTITY_VIEW
 
 
@@ -117,6 +135,23 @@ WHERE """
     + visible("o")
     + """
 RETURN properties(ep) AS episode, collect(properties(o)) AS observations
+"""
+)
+
+
+ENTITY_IDS_BY_NAME: LiteralString = (
+    """
+MATCH (c:Claim {spaceId: $spaceId, type: 'entity'})
+WHERE """
+    + visible("c")
+    + """ AND c.status IN ['active', 'disputed']
+  AND (toLower(c.name) = toLower($name) OR toLower($name) IN [a IN c.aliases | toLower(a)])
+MATCH (e:Entity {id: c.subjectId})
+WHERE """
+    + visible("e")
+    + """
+RETURN DISTINCT e.id AS id, e.key AS key
+ORDER BY key
 """
 )
 
@@ -170,7 +205,41 @@ async def get_entity(
         raise NotFound(
             f"no visible entity {entity_id or key!r}", field="id" if entity_id else "key"
         )
-    row = rows[0]
+    return _entity(rows[0])
+
+
+async def find_entity(
+    graph: Graph,
+    view: View,
+    *,
+    entity_id: str | None = None,
+    key: str | None = None,
+    name: str | None = None,
+) -> Entity:
+    """The entity one of id, key or name (as of the view) refers to; a name that fits several
+    is `AMBIGUOUS_SUBJECT`."""
+    if name is not None:
+        rows = await graph.read(ENTITY_IDS_BY_NAME, **view.params(), name=name)
+        if not rows:
+            raise NotFound(f"no visible entity named {name!r}", field="name")
+        if len(rows) > 1:
+            keys = ", ".join(row["key"] for row in rows)
+            raise AmbiguousSubject(
+                f"name {name!r} fits {len(rows)} entities ({keys}); use a key or id", field="name"
+            )
+        entity_id = rows[0]["id"]
+    return await get_entity(graph, view, entity_id=entity_id, key=key)
+
+
+async def entities_by_ids(graph: Graph, view: View, ids: list[str]) -> list[Entity | None]:
+    """Entities by id with their names as of `view.as_of` (a DataLoader's batch; merges are not
+    followed here: each id reads as itself)."""
+    rows = await graph.read(ENTITIES_BY_IDS, **view.params(), ids=sorted(set(ids)))
+    found = {row["entity"]["id"]: _entity(row) for row in rows}
+    return [found.get(entity_id) for entity_id in ids]
+
+
+def _entity(row: dict[str, Any]) -> Entity:
     props = row["entity"]
     return Entity(
         id=props["id"],

@@ -71,7 +71,15 @@ class Settings(BaseSettings):
     browser: bool = Field(default=True, validation_alias=AliasChoices("ENGRAM_BROWSER"))
     """Serve Neo4j Browser at /browser (fetched from Maven Central on first use)."""
     dev: bool = Field(default=False, validation_alias=AliasChoices("ENGRAM_DEV"))
-    """Dev mode: GraphiQL and introspection on. Printed at start-up."""
+    """Dev mode: GraphiQL and introspection on, no API key needed. Printed at start-up."""
+    blob_root: Path | None = Field(default=None, validation_alias=AliasChoices("ENGRAM_BLOB_ROOT"))
+    """Controlled root of blob artifacts; default `<data dir>/blobs`."""
+    request_timeout: float = Field(
+        default=30.0, gt=0, validation_alias=AliasChoices("ENGRAM_REQUEST_TIMEOUT")
+    )
+    max_depth: int = Field(default=12, ge=2, validation_alias=AliasChoices("ENGRAM_MAX_DEPTH"))
+    max_aliases: int = Field(default=20, ge=1, validation_alias=AliasChoices("ENGRAM_MAX_ALIASES"))
+    max_tokens: int = Field(default=2000, ge=50, validation_alias=AliasChoices("ENGRAM_MAX_TOKENS"))
 
     @field_validator("neo4j_uri")
     @classmethod
@@ -92,6 +100,10 @@ class Settings(BaseSettings):
     @property
     def neo4j_home(self) -> Path:
         return self.data_dir / "neo4j"
+
+    @property
+    def blobs(self) -> Path:
+        return self.blob_root or self.data_dir / "blobs"
 
 
 @lru_cache(maxsize=1)

@@ -7,7 +7,9 @@ from pathlib import Path
 import pytest
 
 from api.app import create_app
+from graph.apikeys import Grant, create_key
 from graph.db import Graph, Neo4jTarget
+from graph.model import Privacy
 from graph.local.server import LocalNeo4j
 from graph.settings import Settings
 from tests.http import gql, running
@@ -34,9 +36,8 @@ async def test_readyz_is_ready_when_neo4j_answers_and_migrations_are_applied(
     assert response.status_code == 200
     assert response.json() == {
         "status": "ready",
-        "neo4j": neo4j_target.uri,
         "database": "neo4j",
-        "neomodel": True,
+        "neomodel": {"sharesDriver": True, "database": "neo4j"},
     }
 
 
@@ -75,7 +76,8 @@ async def test_graphql_lists_spaces_end_to_end(
                     "space": {"name": "alice", "description": "Alice's memory"},
                     "errors": [],
                 }
-            }
+            },
+            "extensions": {"queries": 1},
         }
         listed = await gql(client, "{ spaces { name description recordedAt } }")
     [space] = listed["data"]["spaces"]
@@ -106,7 +108,10 @@ async def test_graphiql_is_served_only_in_dev_mode(
         assert (await client.get("/graphql", headers=html)).status_code == 200
     production = test_settings.model_copy(update={"dev": False})
     async with running(create_app(production, neo4j_target)) as client:
-        assert (await client.get("/graphql", headers=html)).status_code == 404
+        assert (await client.get("/graphql", headers=html)).status_code == 401
+        issued = await create_key("reader", [Grant("alice", Privacy.NORMAL)])
+        with_key = {**html, "authorization": f"Bearer {issued.secret}"}
+        assert (await client.get("/graphql", headers=with_key)).status_code == 404
 
 
 async def test_browser_is_served_and_preset_to_the_bolt_uri(

@@ -80,9 +80,9 @@ def test_engram_serve_answers_graphql_and_serves_the_browser(served: str) -> Non
         f"{served}/graphql",
         json={"query": 'mutation { createSpace(name: "ops") { space { name } errors { code } } }'},
     ).json()
-    assert created == {"data": {"createSpace": {"space": {"name": "ops"}, "errors": []}}}
+    assert created["data"] == {"createSpace": {"space": {"name": "ops"}, "errors": []}}
     listed = httpx.post(f"{served}/graphql", json={"query": "{ spaces { name } }"}).json()
-    assert listed == {"data": {"spaces": [{"name": "ops"}]}}
+    assert listed == {"data": {"spaces": [{"name": "ops"}]}, "extensions": {"queries": 1}}
     browser = httpx.get(f"{served}/browser/")
     assert browser.status_code == 200 and "Neo4j Browser" in browser.text
     assert httpx.get(f"{served}/healthz").json() == {"status": "ok"}

@@ -1,0 +1,94 @@
+"""What every benchmark shares: a connection to Engram's Neo4j and removing a bench space.
+
+Benchmarks may run against a developer's own data, so the only destructive helper here refuses
+any space whose name does not start with `bench`, and deletes nothing outside that space.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import LiteralString
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    ProgressColumn,
+    Task,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from rich.text import Text
+
+from graph.db import Graph, connect, resolve_target
+from graph.settings import get_settings
+from graph.spaces import list_spaces
+
+BENCH_PREFIX = "bench"
+
+# Every node of a space carries its spaceId; deleting in batches keeps each transaction small
+# enough for a 1 GB heap. `CALL … IN TRANSACTIONS` needs an auto-commit (implicit) transaction.
+DELETE_SPACE_CONTENT: LiteralString = """
+MATCH (n {spaceId: $id})
+CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 5000 ROWS
+"""
+
+DELETE_SPACE_NODE: LiteralString = """
+MATCH (s:Space {id: $id})
+DETACH DELETE s
+"""
+
+
+@asynccontextmanager
+async def open_graph() -> AsyncIterator[Graph]:
+    """The configured Neo4j (the local one is started when NEO4J_URI is unset), closed after."""
+    graph = await connect(resolve_target(get_settings()))
+    try:
+        yield graph
+    finally:
+        await graph.close()
+
+
+def fresh_space_name() -> str:
+    """A space name no developer would use, so a benchmark never touches real memory."""
+    return f"{BENCH_PREFIX}-{secrets.token_hex(4)}"
+
+
+async def delete_space(graph: Graph, name: str) -> bool:
+    """Delete a bench space and everything in it; False if there was no such space."""
+    if not name.startswith(BENCH_PREFIX):
+        raise ValueError(f"refusing to delete {name!r}: benchmarks only delete 'bench*' spaces")
+    spaces = await list_spaces(graph, [name])
+    if not spaces:
+        return False
+    space_id = spaces[0].id
+    async with graph.driver.session(database=graph.database) as session:
+        await (await session.run(DELETE_SPACE_CONTENT, id=space_id)).consume()
+        await (await session.run(DELETE_SPACE_NODE, id=space_id)).consume()
+    return True
+
+
+class RateColumn(ProgressColumn):
+    """Items per second of a task (rich's own speed column formats bytes)."""
+
+    def render(self, task: Task) -> Text:
+        speed = task.finished_speed or task.speed
+        return Text(f"{speed:>7,.0f}/s" if speed else "       -/s", style="progress.data.speed")
+
+
+def progress_bar(console: Console | None = None, *, disable: bool = False) -> Progress:
+    """The progress bar every benchmark shows: what, bar, done/total, rate, elapsed, left."""
+    return Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        RateColumn(),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        console=console,
+        disable=disable,
+    )

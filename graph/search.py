@@ -1,0 +1,144 @@
+"""Search: full-text over claims and their evidence, plus graph proximity, fused by rank.
+
+Three ranked lists, each already filtered by the visibility predicate (so an index that still
+holds an erased or superseded node can never surface it):
+
+* claims whose retrieval text matches (Lucene full-text index `claim_text`),
+* claims citing observations whose content matches (`observation_text`),
+* claims about entities whose name or alias matches (graph proximity),
+
+fused by reciprocal rank (k = 60). Query text is escaped, never parsed as Lucene syntax.
+
+    >>> hits = await search(graph, view, "dark mode", first=12)
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import LiteralString
+
+from graph.db import Graph
+from graph.errors import ValidationFailed
+from graph.model import Claim, MemoryType
+from graph.records import claim_record
+from graph.visibility import View, visible
+
+DEFAULT_FIRST = 12
+MAX_FIRST = 50
+RRF_K = 60
+_LUCENE_SPECIAL = re.compile(r'([+\-!(){}\[\]^"~*?:\\/]|&&|\|\|)')
+
+_CLAIM_FILTER: LiteralString = (
+    visible("c")
+    + """
+  AND c.status IN ['active', 'disputed']
+  AND ($types IS NULL OR c.type IN $types)
+"""
+)
+
+BY_CLAIM_TEXT: LiteralString = (
+    """
+CALL db.index.fulltext.queryNodes('claim_text', $query, {limit: $candidates})
+YIELD node AS c, score
+WHERE """
+    + _CLAIM_FILTER
+    + """
+RETURN c.id AS id, score
+ORDER BY score DESC, id
+LIMIT $first
+"""
+)
+
+BY_EVIDENCE_TEXT: LiteralString = (
+    """
+CALL db.index.fulltext.queryNodes('observation_text', $query, {limit: $candidates})
+YIELD node AS o, score
+WHERE """
+    + visible("o")
+    + """
+MATCH (c:Claim)-[e:SUPPORTED_BY]->(o)
+WHERE """
+    + visible("e")
+    + " AND "
+    + _CLAIM_FILTER
+    + """
+RETURN c.id AS id, max(score) AS score
+ORDER BY score DESC, id
+LIMIT $first
+"""
+)
+
+BY_ENTITY_NAME: LiteralString = (
+    """
+CALL db.index.fulltext.queryNodes('claim_text', $query, {limit: $candidates})
+YIELD node AS named, score
+WHERE named.type = 'entity' AND """
+    + visible("named")
+    + """
+MATCH (c:Claim {subjectId: named.subjectId})
+WHERE c.id <> named.id AND """
+    + _CLAIM_FILTER
+    + """
+RETURN c.id AS id, max(score) AS score
+ORDER BY score DESC, id
+LIMIT $first
+"""
+)
+
+CLAIMS_BY_ID: LiteralString = """
+UNWIND $ids AS id
+MATCH (c:Claim {id: id})
+RETURN properties(c) AS claim
+"""
+
+
+@dataclass(frozen=True)
+class Hit:
+    claim: Claim
+    score: float
+    """Reciprocal-rank fusion score (higher is better)."""
+    sources: tuple[str, ...]
+    """Which lists found it: text, evidence, entity."""
+
+
+def escape(query: str) -> str:
+    return _LUCENE_SPECIAL.sub(r"\\\1", query)
+
+
+async def search(
+    graph: Graph,
+    view: View,
+    query: str,
+    *,
+    types: list[MemoryType] | None = None,
+    first: int = DEFAULT_FIRST,
+) -> list[Hit]:
+    """The best `first` visible claims for `query`."""
+    if not query.strip():
+        raise ValidationFailed("a search needs some text", field="query")
+    if len(query) > 1000:
+        raise ValidationFailed("a search query is at most 1000 characters", field="query")
+    if not 1 <= first <= MAX_FIRST:
+        raise ValidationFailed(f"first must be between 1 and {MAX_FIRST}", field="first")
+    params = {
+        **view.params(),
+        "query": escape(query),
+        "types": [t.value for t in types] if types else None,
+        "first": first * 3,
+        "candidates": max(first * 20, 100),
+    }
+    fused: dict[str, float] = {}
+    sources: dict[str, list[str]] = {}
+    for source, ranked in (
+        ("text", BY_CLAIM_TEXT),
+        ("evidence", BY_EVIDENCE_TEXT),
+        ("entity", BY_ENTITY_NAME),
+    ):
+        for rank, row in enumerate(await graph.read(ranked, **params), start=1):
+            fused[row["id"]] = fused.get(row["id"], 0.0) + 1.0 / (RRF_K + rank)
+            sources.setdefault(row["id"], []).append(source)
+    best = sorted(fused, key=lambda claim_id: (-fused[claim_id], claim_id))[:first]
+    rows = await graph.read(CLAIMS_BY_ID, ids=best)
+    claims = {row["claim"]["id"]: claim_record(row["claim"]) for row in rows}
+    return [Hit(claims[i], fused[i], tuple(sources[i])) for i in best if i in claims]
