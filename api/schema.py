@@ -241,6 +241,7 @@ class Query:
         first: int = 50,
     ) -> Related:
         async def work() -> Related:
+            traverse.check_related(hops, relation_types, first)
             view = await info.context.view(space, as_of, known_at)
             start = await _entity_id(info, view, entity)
             found = await traverse.related(
@@ -280,6 +281,7 @@ class Query:
         first: int = 5,
     ) -> Explanation:
         async def work() -> Explanation:
+            traverse.check_explain(max_hops, first)
             view = await info.context.view(space, as_of, known_at)
             source = await _entity_id(info, view, from_)
             target = await _entity_id(info, view, to)

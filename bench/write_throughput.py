@@ -216,21 +216,17 @@ async def measure(
 
 def report(console: Console, results: Results, sizes: list[int], repeats: int) -> None:
     table = Table(
-        title=f"remember throughput — medians of {repeats} rounds, each measured side by side",
-        caption="ratios are medians of per-round ratios; raw = UNWIND CREATE Claim + SUPPORTED_BY",
+        title=f"remember: claims/s, medians of {repeats} rounds measured side by side",
+        caption="ratios: medians of per-round ratios · raw: UNWIND CREATE Claim + SUPPORTED_BY",
     )
-    table.add_column("claims per call", justify="right")
-    table.add_column("Engram claims/s", justify="right")
-    table.add_column("min–max", justify="right")
-    table.add_column("ms per call", justify="right")
-    table.add_column("raw claims/s", justify="right")
-    table.add_column("Engram / raw", justify="right")
-    table.add_column("Engram / single", justify="right")
+    headers = ("claims/call", "Engram/s", "min–max", "ms/call", "raw/s", "Engram/raw", "vs single")
+    for header in headers:
+        table.add_column(header, justify="right")
     for size in [1, *sizes]:
         rates = results.rates[("engram", size)]
         median = results.median("engram", size)
         table.add_row(
-            "1 (single)" if size == 1 else f"{size:,}",
+            f"{size:,}",
             f"{median:,.0f}",
             f"{min(rates):,.0f}–{max(rates):,.0f}",
             f"{1000 * size / median:,.1f}",

@@ -285,6 +285,7 @@ def _plan_item(
                 kept = plan.restate(ctx, old, state, piece)
                 evidence_plan.copy_support(old["id"], kept["id"])
 
+    first_revision = state.head == 0
     row = claim_row(
         ctx,
         key=key,
@@ -299,7 +300,7 @@ def _plan_item(
         interval=interval,
         subject_name=subject.canonical if subject else None,
         object_name=obj.canonical if obj else None,
-        reason=None if not state.head else f"{policy} policy: remembered again",
+        reason=None if first_revision else f"{policy} policy: remembered again",
     )
     plan.create(row, state, revises=state.latest_current_id())
     for resolved in cited:

@@ -99,11 +99,11 @@ class Graph:
     async def close(self) -> None:
         await self.driver.close()
 
-    async def read(self, query: LiteralString, **params: Any) -> list[dict[str, Any]]:
+    async def read(self, query: LiteralString, /, **params: Any) -> list[dict[str, Any]]:
         """Run one read query (auto-retried on transient errors); rows as dicts."""
         return await self.read_tx(_fetch_all(query, params))
 
-    async def write(self, query: LiteralString, **params: Any) -> list[dict[str, Any]]:
+    async def write(self, query: LiteralString, /, **params: Any) -> list[dict[str, Any]]:
         """Run one write query in its own transaction (auto-retried); rows as dicts."""
         return await self.write_tx(_fetch_all(query, params))
 
@@ -119,7 +119,7 @@ class Graph:
 
 
 async def run(
-    tx: AsyncManagedTransaction, query: LiteralString, **params: Any
+    tx: AsyncManagedTransaction, query: LiteralString, /, **params: Any
 ) -> list[dict[str, Any]]:
     """Run `query` inside `tx` and return its rows as dicts (counted for N+1 checks)."""
     counter = query_count.get()

@@ -155,6 +155,24 @@ def _check_types(types: list[str]) -> None:
             )
 
 
+def check_related(hops: int, relation_types: list[str] | None, first: int) -> list[str]:
+    """Validate `related`'s arguments (before anything is looked up); the relation types."""
+    if not 1 <= hops <= MAX_HOPS:
+        raise ValidationFailed(f"hops must be between 1 and {MAX_HOPS}", field="hops")
+    if not 1 <= first <= MAX_RELATED:
+        raise ValidationFailed(f"first must be between 1 and {MAX_RELATED}", field="first")
+    types = sorted(set(relation_types or []))
+    _check_types(types)
+    return types
+
+
+def check_explain(max_hops: int, first: int) -> None:
+    if not 1 <= max_hops <= MAX_HOPS:
+        raise ValidationFailed(f"maxHops must be between 1 and {MAX_HOPS}", field="maxHops")
+    if not 1 <= first <= MAX_PATHS:
+        raise ValidationFailed(f"first must be between 1 and {MAX_PATHS}", field="first")
+
+
 async def related(
     graph: Graph,
     view: View,
@@ -166,12 +184,7 @@ async def related(
     first: int = 50,
 ) -> Neighbourhood:
     """Entities reachable from `entity_id` in `hops` visible relations, breadth first."""
-    if not 1 <= hops <= MAX_HOPS:
-        raise ValidationFailed(f"hops must be between 1 and {MAX_HOPS}", field="hops")
-    if not 1 <= first <= MAX_RELATED:
-        raise ValidationFailed(f"first must be between 1 and {MAX_RELATED}", field="first")
-    types = sorted(set(relation_types or []))
-    _check_types(types)
+    types = check_related(hops, relation_types, first)
     if not await graph.read(START, **view.params(), id=entity_id):
         return Neighbourhood(entity_id, {}, [], False)
     query = {Direction.OUT: HOP_OUT, Direction.IN: HOP_IN, Direction.BOTH: HOP_BOTH}[direction]
@@ -239,10 +252,7 @@ async def explain_relation(
     first: int = 5,
 ) -> Explanation:
     """Up to `first` shortest visible paths from one entity to another, every hop explained."""
-    if not 1 <= max_hops <= MAX_HOPS:
-        raise ValidationFailed(f"maxHops must be between 1 and {MAX_HOPS}", field="maxHops")
-    if not 1 <= first <= MAX_PATHS:
-        raise ValidationFailed(f"first must be between 1 and {MAX_PATHS}", field="first")
+    check_explain(max_hops, first)
     if from_id == to_id:
         raise ValidationFailed("a relation is explained between two different entities")
     for entity_id in (from_id, to_id):

@@ -9,8 +9,8 @@ import pytest
 from api.app import create_app
 from graph.apikeys import Grant, create_key
 from graph.db import Graph, Neo4jTarget
-from graph.model import Privacy
 from graph.local.server import LocalNeo4j
+from graph.model import Privacy
 from graph.settings import Settings
 from tests.http import gql, running
 
