@@ -36,6 +36,7 @@ from api.schema import build_schema
 from graph.apikeys import DEV, Principal, authenticate
 from graph.db import Graph, Neo4jTarget, connect
 from graph.errors import SetupError
+from graph.forget import purge_blobs, purge_spaces
 from graph.migrate import migrate, pending
 from graph.neomodel_bridge import (
     bind_context_database,
@@ -165,6 +166,9 @@ def create_app(
                 applied = await migrate(graph)
                 for migration in applied:
                     log.info("applied migration %s", migration.name)
+            # Drain the forget outbox a crash may have left (blob files, space purges).
+            await purge_blobs(graph, settings.blobs)
+            await purge_spaces(graph)
             app.state.graph = graph
             yield
         finally:

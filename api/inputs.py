@@ -22,6 +22,7 @@ from api.types import (
     ObservationKind,
     Privacy,
     Role,
+    SelectorKind,
 )
 from graph import model
 
@@ -174,6 +175,16 @@ class ArtifactInput:
     size: int | None = strawberry.UNSET
     privacy: Privacy | None = strawberry.UNSET
     idempotency_key: str | None = strawberry.UNSET
+
+
+@strawberry.input(
+    description="What to forget or hold: one resource, a subject + predicate, a space."
+)
+class SelectorInput:
+    kind: SelectorKind
+    id: strawberry.ID | None = strawberry.UNSET
+    subject: EntityRefInput | None = strawberry.UNSET
+    predicate: str | None = strawberry.UNSET
 
 
 @strawberry.input

@@ -35,6 +35,7 @@ from api.inputs import (
     OpenEpisodeInput,
     RememberInput,
     SealEpisodeInput,
+    SelectorInput,
     command_data,
 )
 from api.types import (
@@ -52,6 +53,9 @@ from api.types import (
     Episode,
     EpisodePayload,
     Explanation,
+    ForgetPayload,
+    ForgetReceipt,
+    LegalHoldPayload,
     MemoryType,
     MergePayload,
     Observation,
@@ -70,6 +74,8 @@ from graph import (
     context,
     correct,
     episodes,
+    forget,
+    holds,
     listing,
     merge,
     reads,
@@ -494,6 +500,71 @@ class Mutation:
             return UnmergePayload(undone=undone)
 
         return await _mutate(info, space, work, lambda e: UnmergePayload(errors=e))
+
+    @strawberry.mutation(
+        description="Erase what the selector selects, in every revision; it never comes back."
+    )
+    async def forget(
+        self,
+        info: EngramInfo,
+        space: str,
+        selector: SelectorInput,
+        reason: str,
+        idempotency_key: str | None = None,
+    ) -> ForgetPayload:
+        async def work() -> ForgetPayload:
+            request = parse(
+                forget.ForgetInput,
+                {
+                    "selector": command_data(selector),
+                    "reason": reason,
+                    **({"idempotency_key": idempotency_key} if idempotency_key else {}),
+                },
+            )
+            done = await forget.forget(
+                info.context.graph,
+                space,
+                request,
+                actor=info.context.actor,
+                blob_root=info.context.settings.blobs,
+            )
+            return ForgetPayload(
+                receipt=ForgetReceipt(
+                    tombstone_id=strawberry.ID(done.tombstone_id),
+                    watermark=done.watermark,
+                    made_inactive=done.made_inactive,
+                    whole_space=done.whole_space,
+                    replayed=done.replayed,
+                    **done.erased,
+                )
+            )
+
+        return await _mutate(info, space, work, lambda e: ForgetPayload(errors=e))
+
+    @strawberry.mutation(description="Place a legal hold: forget and retention refuse it.")
+    async def set_legal_hold(
+        self, info: EngramInfo, space: str, selector: SelectorInput, reason: str
+    ) -> LegalHoldPayload:
+        async def work() -> LegalHoldPayload:
+            hold = parse(holds.HoldInput, {"selector": command_data(selector), "reason": reason})
+            hold_id = await holds.set_legal_hold(
+                info.context.graph, space, hold, actor=info.context.actor
+            )
+            return LegalHoldPayload(hold_id=strawberry.ID(hold_id))
+
+        return await _mutate(info, space, work, lambda e: LegalHoldPayload(errors=e))
+
+    @strawberry.mutation(description="Release a legal hold from now on.")
+    async def release_legal_hold(
+        self, info: EngramInfo, space: str, hold_id: strawberry.ID, reason: str
+    ) -> LegalHoldPayload:
+        async def work() -> LegalHoldPayload:
+            released = await holds.release_legal_hold(
+                info.context.graph, space, hold_id, reason=reason, actor=info.context.actor
+            )
+            return LegalHoldPayload(hold_id=hold_id, released=released)
+
+        return await _mutate(info, space, work, lambda e: LegalHoldPayload(errors=e))
 
 
 def _clean_link(link: LinkInput) -> dict[str, Any]:

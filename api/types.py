@@ -19,7 +19,7 @@ from api.context import EngramContext
 from api.errors import UserError
 from api.loaders import entity_loader, evidence_loader
 from graph import context as snapshot
-from graph import model, spaces, traverse
+from graph import model, selectors, spaces, traverse
 from graph.visibility import View
 
 EngramInfo = Info[EngramContext, None]
@@ -38,6 +38,7 @@ for _enum in (
     model.EntityKind,
     model.CorrectionKind,
     traverse.Direction,
+    selectors.SelectorKind,
 ):
     strawberry.enum(_enum)
 
@@ -53,6 +54,7 @@ ArtifactStorage = model.ArtifactStorage
 EntityKind = model.EntityKind
 CorrectionKind = model.CorrectionKind
 Direction = traverse.Direction
+SelectorKind = selectors.SelectorKind
 
 
 @strawberry.enum(description="Privacy tiers, ordered; a key cleared for a tier reads the lower.")
@@ -487,4 +489,31 @@ class MergePayload:
 @strawberry.type
 class UnmergePayload:
     undone: bool = False
+    errors: list[UserError] = strawberry.field(default_factory=list)
+
+
+@strawberry.type(description="What a forget erased (counts, never content) and its tombstone.")
+class ForgetReceipt:
+    tombstone_id: strawberry.ID
+    watermark: datetime = strawberry.field(description="The forget's recorded time.")
+    claims: int
+    observations: int
+    episodes: int
+    artifacts: int
+    entities: int
+    made_inactive: int = strawberry.field(description="Claims left without evidence.")
+    whole_space: bool
+    replayed: bool
+
+
+@strawberry.type
+class ForgetPayload:
+    receipt: ForgetReceipt | None = None
+    errors: list[UserError] = strawberry.field(default_factory=list)
+
+
+@strawberry.type
+class LegalHoldPayload:
+    hold_id: strawberry.ID | None = None
+    released: bool | None = None
     errors: list[UserError] = strawberry.field(default_factory=list)

@@ -203,7 +203,7 @@ async def add_artifact(
             idempotency_key=artifact.idempotency_key,
             request_hash=fingerprint if artifact.idempotency_key else None,
             result={"artifactId": props["id"]},
-            detail=props["locator"],
+            detail=props["storage"],
         )
         await audit.write(ctx)
         return artifact_record(rows[0]["artifact"])

@@ -1,9 +1,14 @@
 """Audit events (one per mutation) and idempotency keys.
 
+An audit event says who did what to which ids, when, and with which outcome — never the content
+itself (keys, values and titles live on the records they describe), so forgetting a record
+leaves its audit trail intact and content-free.
+
 An idempotency key is unique within its space (a uniqueness constraint). The first request under
 a key stores a hash of the request and its result in its audit event; a replay with the same
 request returns that result and writes nothing; the same key with a different request is a
-`CONFLICT`.
+`CONFLICT`. Keys are kept as SHA-256 digests (callers may put names in them, and audit events
+outlive forgetting); the result holds only ids.
 """
 
 from __future__ import annotations
@@ -22,8 +27,9 @@ MAX_IDEMPOTENCY_KEY = 200
 
 FIND_IDEMPOTENT: LiteralString = """
 UNWIND $keys AS key
-MATCH (a:AuditEvent {spaceId: $spaceId, idempotencyKey: key})
-RETURN key, a.action AS action, a.requestHash AS requestHash, a.resultJson AS resultJson
+MATCH (a:AuditEvent {spaceId: $spaceId, idempotencyKey: key.digest})
+RETURN key.key AS key, a.action AS action, a.requestHash AS requestHash,
+       a.resultJson AS resultJson
 """
 
 CREATE_AUDIT_EVENTS: LiteralString = """
@@ -61,7 +67,7 @@ class AuditLog:
                 "action": action,
                 "outcome": "ok",
                 "targetIds": targets,
-                "idempotencyKey": idempotency_key,
+                "idempotencyKey": key_digest(idempotency_key) if idempotency_key else None,
                 "requestHash": request_hash,
                 "resultJson": canonical_json(result) if result is not None else None,
                 "detail": detail,
@@ -78,6 +84,11 @@ class AuditLog:
                 spaceId=ctx.space_id,
                 actor=ctx.actor,
             )
+
+
+def key_digest(key: str) -> str:
+    """How an idempotency key is stored and looked up."""
+    return hashlib.sha256(("idempotency:" + key).encode()).hexdigest()
 
 
 def request_hash(action: str, payload: Any) -> str:
@@ -100,7 +111,8 @@ async def find_replays(
     """Earlier results of requests by idempotency key: `{key: (action, requestHash)}`."""
     if not requests:
         return {}
-    rows = await run(ctx.tx, FIND_IDEMPOTENT, keys=list(requests), spaceId=ctx.space_id)
+    keys = [{"key": key, "digest": key_digest(key)} for key in requests]
+    rows = await run(ctx.tx, FIND_IDEMPOTENT, keys=keys, spaceId=ctx.space_id)
     replays: dict[str, Replay] = {}
     for row in rows:
         action, wanted_hash = requests[row["key"]]

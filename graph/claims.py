@@ -206,7 +206,6 @@ async def _remember_in(
             idempotency_key=item.idempotency_key,
             request_hash=hashes[item.idempotency_key][1] if item.idempotency_key else None,
             result={"claimId": claim_id},
-            detail=key,
         )
     await plan.write(ctx)
     await evidence_plan.write(ctx)

@@ -204,7 +204,7 @@ async def _correct_in(ctx: WriteContext, change: CorrectInput) -> Claim:
         idempotency_key=change.idempotency_key,
         request_hash=fingerprint if change.idempotency_key else None,
         result={"claimId": new_row["id"]},
-        detail=f"{change.kind} {target['key']}: {reason}",
+        detail=str(change.kind),
     )
     await audit.write(ctx)
     return (await load_claims(ctx.tx, [new_row["id"]]))[new_row["id"]]

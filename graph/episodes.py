@@ -330,7 +330,6 @@ async def open_episode_in(ctx: WriteContext, opening: OpenEpisodeInput) -> Episo
         idempotency_key=opening.idempotency_key,
         request_hash=fingerprint if opening.idempotency_key else None,
         result={"episodeId": props["id"]},
-        detail=opening.title,
     )
     await audit.write(ctx)
     return episode_record(rows[0]["episode"])

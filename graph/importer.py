@@ -26,6 +26,7 @@ from typing import Any, LiteralString
 
 from neo4j import AsyncManagedTransaction
 
+from graph.audit import key_digest
 from graph.claims import RememberInput, remember_in, validate
 from graph.correct import CorrectInput, correct_in
 from graph.db import Graph
@@ -58,9 +59,10 @@ SPEC_TYPES = {
 
 KNOWN_KEYS: LiteralString = """
 MATCH (s:Space {name: $space})
+WHERE s.erasedAt IS NULL
 UNWIND $keys AS key
-OPTIONAL MATCH (a:AuditEvent {spaceId: s.id, idempotencyKey: key})
-RETURN key, a IS NOT NULL AS known
+OPTIONAL MATCH (a:AuditEvent {spaceId: s.id, idempotencyKey: key.digest})
+RETURN key.key AS key, a IS NOT NULL AS known
 """
 
 
@@ -227,7 +229,8 @@ class _LazyEpisode:
 
 
 async def _known(graph: Graph, space: str, keys: list[str]) -> list[bool]:
-    rows = await graph.read(KNOWN_KEYS, space=space, keys=keys)
+    digests = [{"key": key, "digest": key_digest(key)} for key in keys]
+    rows = await graph.read(KNOWN_KEYS, space=space, keys=digests)
     if not rows:
         raise ValidationFailed(f"no space named {space!r}", field="space")
     known = {row["key"]: row["known"] for row in rows}

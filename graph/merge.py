@@ -100,7 +100,6 @@ async def merge_entities(graph: Graph, space: str, merge: MergeInput, *, actor: 
             idempotency_key=merge.idempotency_key,
             request_hash=fingerprint if merge.idempotency_key else None,
             result={"mergeId": merge_id},
-            detail=f"{duplicate.key} into {survivor.key}: {merge.reason}",
         )
         await audit.write(ctx)
         return merge_id
@@ -136,7 +135,7 @@ async def unmerge_entities(
         if rows[0]["alreadyUndone"]:
             return False
         audit = AuditLog()
-        audit.add("unmergeEntities", [merge_id], detail=reason)
+        audit.add("unmergeEntities", [merge_id])
         await audit.write(ctx)
         return True
 

@@ -127,8 +127,12 @@ async def load_key_states(ctx: WriteContext, keys: list[str]) -> dict[str, KeySt
 
 
 async def load_claims(tx: AsyncManagedTransaction, ids: list[str]) -> dict[str, Claim]:
-    """Claim rows by id with all their unerased evidence (for command results)."""
+    """Claim rows by id with all their unerased evidence (for command results, replays
+    included); FORGOTTEN when one was erased — a replay never brings content back."""
     rows = await run(tx, LOAD_CLAIMS, ids=sorted(set(ids)))
+    for row in rows:
+        if row["claim"].get("erasedAt") is not None:
+            raise Forgotten(f"claim {row['claim']['id']} was forgotten", field="idempotencyKey")
     return {row["claim"]["id"]: claim_record(row["claim"], row["evidence"]) for row in rows}
 
 

@@ -1,0 +1,431 @@
+"""forget: erase what a selector selects, in every revision, and never let it come back.
+
+In one transaction: the content of everything selected is erased (claim values, texts, keys and
+names in every revision; observation texts and their hashes; artifact content and locators;
+entity names; episode titles) together with the observations and artifacts that were evidence of
+nothing but the forgotten claims, the relationships that carried it are deleted (relations,
+evidence links, merges), claims that lose their only evidence become non-active (a `retracted`
+revision, reason given), and a `Tombstone` records — without any content — what was erased:
+the selector's fingerprint, the erased ids, keyed fingerprints of erased texts (so an import of
+the same old data is recognised), the reason, the actor and the watermark (the forget's
+recorded time). Blob files are deleted right after commit through the tombstone's outbox
+(`pendingBlobs`), which `purge_blobs` also drains at start-up. A whole space is closed in the
+transaction (every read and write of it fails from commit on) and its nodes are purged in
+batches right after, through the same outbox (`pendingSpacePurge`).
+
+    >>> receipt = await forget(graph, "alice", ForgetInput(
+    ...     selector=Selector(kind=SelectorKind.CLAIM, id=claim.id), reason="user asked"),
+    ...     actor="agent:7", blob_root=settings.blobs)
+    >>> receipt.erased
+    {'claims': 3, 'observations': 0, 'episodes': 0, 'artifacts': 0, 'entities': 0}
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import secrets
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any, LiteralString
+
+from neo4j import AsyncManagedTransaction
+from pydantic import BaseModel, ConfigDict, Field
+
+from graph.audit import AuditLog, check_idempotency_key, find_replays, request_hash
+from graph.db import Graph, run
+from graph.holds import check_holds
+from graph.model import ClaimStatus
+from graph.revisions import WritePlan, interval_of, load_key_states
+from graph.selectors import Selection, Selector, SelectorKind, fingerprint, select
+from graph.writing import WriteContext, begin_write, new_id
+
+CASCADE_REASON = "its only evidence was forgotten"
+
+SPACE_SALT: LiteralString = """
+MATCH (s:Space {id: $spaceId})
+SET s.forgetSalt = coalesce(s.forgetSalt, $fresh)
+RETURN s.forgetSalt AS salt
+"""
+
+_CITING: LiteralString = """
+<-[:SUPPORTED_BY]-(c:Claim)
+WHERE c.supersededAt IS NULL AND c.erasedAt IS NULL
+RETURN DISTINCT c.id AS id
+"""
+CLAIMS_CITING_OBSERVATIONS: LiteralString = (
+    "UNWIND $ids AS id\nMATCH (t:Observation {id: id})" + _CITING
+)
+CLAIMS_CITING_ARTIFACTS: LiteralString = "UNWIND $ids AS id\nMATCH (t:Artifact {id: id})" + _CITING
+
+OBSERVATION_TEXTS: LiteralString = """
+UNWIND $ids AS id
+MATCH (o:Observation {id: id})
+WHERE o.content IS NOT NULL
+RETURN o.content AS text
+"""
+
+ARTIFACT_CONTENT: LiteralString = """
+UNWIND $ids AS id
+MATCH (a:Artifact {id: id})
+RETURN a.content AS text, a.storage AS storage, a.locator AS locator
+"""
+
+DELETE_RELATIONS_OF_CLAIMS: LiteralString = """
+UNWIND $ids AS id
+MATCH (c:Claim {id: id})
+WHERE c.objectId IS NOT NULL
+MATCH (:Entity {id: c.subjectId})-[r]->(:Entity {id: c.objectId})
+WHERE r.claimId = c.id
+DELETE r
+"""
+
+ERASE_CLAIMS: LiteralString = """
+UNWIND $ids AS id
+MATCH (c:Claim {id: id})
+OPTIONAL MATCH (c)-[r]-()
+DELETE r
+WITH DISTINCT c
+SET c.erasedAt = coalesce(c.erasedAt, $now), c.key = 'forgotten:' + c.id
+REMOVE c.valueJson, c.text, c.name, c.aliases, c.reason, c.predicate, c.subjectId,
+       c.objectId
+"""
+
+ERASE_OBSERVATIONS: LiteralString = """
+UNWIND $ids AS id
+MATCH (o:Observation {id: id})
+OPTIONAL MATCH (o)<-[e]-(:Claim)
+DELETE e
+WITH DISTINCT o
+SET o.erasedAt = coalesce(o.erasedAt, $now)
+REMOVE o.content, o.contentHash
+"""
+
+ERASE_ARTIFACTS: LiteralString = """
+UNWIND $ids AS id
+MATCH (a:Artifact {id: id})
+OPTIONAL MATCH (a)<-[e]-(:Claim)
+DELETE e
+WITH DISTINCT a
+SET a.erasedAt = coalesce(a.erasedAt, $now)
+REMOVE a.content, a.locator, a.sha256
+"""
+
+ERASE_ENTITIES: LiteralString = """
+UNWIND $ids AS id
+MATCH (e:Entity {id: id})
+OPTIONAL MATCH (e)-[r]-()
+DELETE r
+WITH DISTINCT e
+SET e.erasedAt = coalesce(e.erasedAt, $now), e.key = 'forgotten:' + e.id
+REMOVE e.canonical
+"""
+
+ERASE_EPISODES: LiteralString = """
+UNWIND $ids AS id
+MATCH (e:Episode {id: id})
+SET e.erasedAt = coalesce(e.erasedAt, $now), e.status = 'tombstoned'
+REMOVE e.title, e.participants
+"""
+
+EXCLUSIVE_EVIDENCE: LiteralString = """
+UNWIND $ids AS id
+MATCH (:Claim {id: id})-[:SUPPORTED_BY|CONTRADICTED_BY|CORRECTED_BY]->(t)
+WITH DISTINCT t
+WHERE t.erasedAt IS NULL AND NOT EXISTS {
+  MATCH (t)<-[:SUPPORTED_BY|CONTRADICTED_BY|CORRECTED_BY]-(other:Claim)
+  WHERE NOT other.id IN $ids
+}
+RETURN t.id AS id, t:Observation AS observation
+"""
+
+CLOSE_SPACE: LiteralString = """
+MATCH (s:Space {id: $spaceId})
+SET s.erasedAt = $now, s.name = 'forgotten-' + s.id
+REMOVE s.description, s.forgetSalt
+"""
+
+CREATE_TOMBSTONE: LiteralString = """
+CREATE (t:Tombstone)
+SET t = $props, t.at = $now, t.watermark = $now
+"""
+
+PENDING_BLOBS: LiteralString = """
+MATCH (t:Tombstone)
+WHERE t.pendingBlobs IS NOT NULL
+RETURN t.id AS id, t.pendingBlobs AS blobs
+"""
+
+BLOB_STILL_USED: LiteralString = """
+MATCH (a:Artifact {locator: $locator})
+WHERE a.erasedAt IS NULL
+RETURN count(a) AS n
+"""
+
+BLOBS_PURGED: LiteralString = """
+MATCH (t:Tombstone {id: $id})
+REMOVE t.pendingBlobs
+SET t.blobsPurgedAt = datetime()
+"""
+
+PENDING_SPACE_PURGES: LiteralString = """
+MATCH (t:Tombstone)
+WHERE t.pendingSpacePurge = true
+RETURN t.id AS id, t.spaceId AS spaceId
+"""
+
+PURGE_SPACE_NODES: LiteralString = """
+MATCH (n)
+WHERE n.spaceId = $spaceId AND NOT n:Tombstone AND NOT n:AuditEvent AND NOT n:Space
+CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 2000 ROWS
+"""
+
+SPACE_PURGED: LiteralString = """
+MATCH (t:Tombstone {id: $id})
+REMOVE t.pendingSpacePurge
+SET t.spacePurgedAt = datetime()
+"""
+
+
+class ForgetInput(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    selector: Selector
+    reason: str = Field(min_length=1, max_length=2000)
+    idempotency_key: str | None = None
+
+
+@dataclass(frozen=True)
+class ForgetReceipt:
+    """What one forget erased (counts, never content) and its tombstone."""
+
+    tombstone_id: str
+    watermark: datetime
+    erased: dict[str, int]
+    made_inactive: int
+    """Claims that lost their only evidence and became non-active."""
+    whole_space: bool = False
+    replayed: bool = False
+
+    def as_result(self) -> dict[str, Any]:
+        return {
+            "tombstoneId": self.tombstone_id,
+            "watermark": self.watermark.isoformat(),
+            "erased": self.erased,
+            "madeInactive": self.made_inactive,
+            "wholeSpace": self.whole_space,
+        }
+
+
+def content_fingerprint(salt: str, text: str) -> str:
+    """A keyed digest of erased text: recognises the same text again, reveals nothing alone."""
+    return hmac.new(salt.encode(), text.encode("utf-8"), hashlib.sha256).hexdigest()
+
+
+async def forget(
+    graph: Graph, space: str, request: ForgetInput, *, actor: str, blob_root: Path
+) -> ForgetReceipt:
+    """Erase what the selector selects (see the module docstring); returns the receipt."""
+    check_idempotency_key(request.idempotency_key)
+
+    async def work(tx: AsyncManagedTransaction) -> ForgetReceipt:
+        ctx = await begin_write(tx, space, actor)
+        return await forget_in(ctx, request)
+
+    receipt = await graph.write_tx(work)
+    await purge_blobs(graph, blob_root)
+    if receipt.whole_space:
+        await purge_spaces(graph)
+    return receipt
+
+
+async def forget_in(ctx: WriteContext, request: ForgetInput) -> ForgetReceipt:
+    """`forget` inside a writing transaction that has begun (`begin_write`)."""
+    fingerprint_of_request = request_hash("forget", request.model_dump(mode="json"))
+    if request.idempotency_key is not None:
+        replays = await find_replays(
+            ctx, {request.idempotency_key: ("forget", fingerprint_of_request)}
+        )
+        if request.idempotency_key in replays:
+            result = replays[request.idempotency_key].result
+            return ForgetReceipt(
+                tombstone_id=result["tombstoneId"],
+                watermark=datetime.fromisoformat(result["watermark"]),
+                erased=result["erased"],
+                made_inactive=result["madeInactive"],
+                whole_space=result["wholeSpace"],
+                replayed=True,
+            )
+    selection = await select(ctx, request.selector)
+    await check_holds(ctx, selection)
+    erasure = await erase(ctx, selection)
+    tombstone_id = new_id()
+    props = {
+        "id": tombstone_id,
+        "spaceId": ctx.space_id,
+        "selectorKind": request.selector.kind.value,
+        "fingerprint": fingerprint(ctx.space_id, request.selector, selection),
+        "reason": request.reason,
+        "actor": ctx.actor,
+        "erasedIds": sorted(selection.all_ids()),
+        "contentFingerprints": sorted(erasure.fingerprints),
+        "countsJson": json.dumps(selection.counts(), sort_keys=True),
+        "madeInactive": len(erasure.made_inactive),
+        "pendingBlobs": sorted(erasure.blobs) or None,
+        "pendingSpacePurge": True if selection.whole_space else None,
+    }
+    await run(ctx.tx, CREATE_TOMBSTONE, props=props, now=ctx.now)
+    receipt = ForgetReceipt(
+        tombstone_id=tombstone_id,
+        watermark=ctx.now,
+        erased=selection.counts(),
+        made_inactive=len(erasure.made_inactive),
+        whole_space=selection.whole_space,
+    )
+    audit = AuditLog()
+    audit.add(
+        "forget",
+        [tombstone_id],
+        idempotency_key=request.idempotency_key,
+        request_hash=fingerprint_of_request if request.idempotency_key else None,
+        result=receipt.as_result(),
+        detail=request.selector.kind.value,
+    )
+    await audit.write(ctx)
+    return receipt
+
+
+@dataclass
+class Erasure:
+    fingerprints: set[str] = field(default_factory=set)
+    blobs: set[str] = field(default_factory=set)
+    made_inactive: list[str] = field(default_factory=list)
+
+
+async def erase(ctx: WriteContext, selection: Selection) -> Erasure:
+    """Erase the selected ids (and cascade); used by forget, retention purge and restore."""
+    erasure = Erasure()
+    if selection.whole_space:
+        await run(ctx.tx, CLOSE_SPACE, spaceId=ctx.space_id, now=ctx.now)
+        return erasure
+    salt = (await run(ctx.tx, SPACE_SALT, spaceId=ctx.space_id, fresh=secrets.token_hex(32)))[0][
+        "salt"
+    ]
+    if selection.claims:
+        # Source material that only ever supported what is forgotten goes with it: a forgotten
+        # fact must not live on verbatim in the message it was taken from.
+        for row in await run(ctx.tx, EXCLUSIVE_EVIDENCE, ids=sorted(selection.claims)):
+            target = selection.observations if row["observation"] else selection.artifacts
+            target.add(row["id"])
+    citing: set[str] = set()
+    for query, ids in (
+        (CLAIMS_CITING_OBSERVATIONS, selection.observations),
+        (CLAIMS_CITING_ARTIFACTS, selection.artifacts),
+    ):
+        if ids:
+            citing |= {row["id"] for row in await run(ctx.tx, query, ids=sorted(ids))}
+    if selection.observations:
+        for row in await run(ctx.tx, OBSERVATION_TEXTS, ids=sorted(selection.observations)):
+            erasure.fingerprints.add(content_fingerprint(salt, row["text"]))
+    if selection.artifacts:
+        for row in await run(ctx.tx, ARTIFACT_CONTENT, ids=sorted(selection.artifacts)):
+            if row["text"] is not None:
+                erasure.fingerprints.add(content_fingerprint(salt, row["text"]))
+            if row["storage"] == "blob" and row["locator"]:
+                erasure.blobs.add(str(row["locator"]).removeprefix("blob:"))
+    claims = sorted(selection.claims)
+    if claims:
+        await run(ctx.tx, DELETE_RELATIONS_OF_CLAIMS, ids=claims)
+        await run(ctx.tx, ERASE_CLAIMS, ids=claims, now=ctx.now)
+    if selection.observations:
+        await run(ctx.tx, ERASE_OBSERVATIONS, ids=sorted(selection.observations), now=ctx.now)
+    if selection.artifacts:
+        await run(ctx.tx, ERASE_ARTIFACTS, ids=sorted(selection.artifacts), now=ctx.now)
+    if selection.entities:
+        await run(ctx.tx, ERASE_ENTITIES, ids=sorted(selection.entities), now=ctx.now)
+    if selection.episodes:
+        await run(ctx.tx, ERASE_EPISODES, ids=sorted(selection.episodes), now=ctx.now)
+    erasure.made_inactive = await _cascade(ctx, citing - selection.claims)
+    return erasure
+
+
+CLAIM_ROWS: LiteralString = """
+UNWIND $ids AS id
+MATCH (c:Claim {id: id})
+WHERE c.supersededAt IS NULL AND c.erasedAt IS NULL AND c.status IN ['active', 'disputed']
+  AND NOT EXISTS {
+    MATCH (c)-[:SUPPORTED_BY]->(t)
+    WHERE t.erasedAt IS NULL
+  }
+RETURN c.key AS key, c.id AS id
+"""
+
+
+async def _cascade(ctx: WriteContext, candidates: set[str]) -> list[str]:
+    """Claims left without unerased support become non-active (a retracted revision)."""
+    if not candidates:
+        return []
+    orphans = await run(ctx.tx, CLAIM_ROWS, ids=sorted(candidates))
+    if not orphans:
+        return []
+    states = await load_key_states(ctx, [row["key"] for row in orphans])
+    plan = WritePlan()
+    for row in orphans:
+        state = states[row["key"]]
+        old = next(r for r in state.current if r["id"] == row["id"])
+        plan.supersede(ctx, old, state)
+        plan.restate(
+            ctx,
+            old,
+            state,
+            interval_of(old),
+            status=ClaimStatus.RETRACTED,
+            reason=CASCADE_REASON,
+        )
+    await plan.write(ctx)
+    return [str(row["id"]) for row in orphans]
+
+
+async def purge_blobs(graph: Graph, blob_root: Path) -> int:
+    """Delete blob files tombstones still list (unless another live artifact uses them)."""
+    removed = 0
+    for row in await graph.read(PENDING_BLOBS):
+        for relative in row["blobs"]:
+            still_used = await graph.read(BLOB_STILL_USED, locator=f"blob:{relative}")
+            path = (blob_root / relative).resolve()
+            if (
+                still_used[0]["n"] == 0
+                and path.is_relative_to(blob_root.resolve())
+                and path.is_file()
+            ):
+                path.unlink()
+                removed += 1
+        await graph.write(BLOBS_PURGED, id=row["id"])
+    return removed
+
+
+async def purge_spaces(graph: Graph) -> int:
+    """Physically delete the nodes of forgotten spaces (closed already at commit)."""
+    purged = 0
+    for row in await graph.read(PENDING_SPACE_PURGES):
+        async with graph.driver.session(database=graph.database) as session:
+            result = await session.run(PURGE_SPACE_NODES, spaceId=row["spaceId"])
+            await result.consume()
+        await graph.write(SPACE_PURGED, id=row["id"])
+        purged += 1
+    return purged
+
+
+__all__ = [
+    "ForgetInput",
+    "ForgetReceipt",
+    "Selector",
+    "SelectorKind",
+    "content_fingerprint",
+    "erase",
+    "forget",
+    "purge_blobs",
+    "purge_spaces",
+]

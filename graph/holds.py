@@ -1,0 +1,114 @@
+"""Legal holds: while one covers data, neither forget nor retention may erase it (`LEGAL_HOLD`).
+
+A hold keeps its selector, not a frozen list of ids, so what it covers is resolved again at every
+check: a hold on a subject + predicate also covers claims with them written after the hold.
+
+    >>> hold_id = await set_legal_hold(graph, "alice", HoldInput(selector=..., reason="case 7"),
+    ...                                actor="counsel")
+    >>> await release_legal_hold(graph, "alice", hold_id, reason="case closed", actor="counsel")
+"""
+
+from __future__ import annotations
+
+import json
+from typing import LiteralString
+
+from neo4j import AsyncManagedTransaction
+from pydantic import BaseModel, ConfigDict, Field
+
+from graph.audit import AuditLog
+from graph.db import Graph, run
+from graph.errors import Forgotten, LegalHold, NotFound
+from graph.selectors import Selection, Selector, SelectorKind, select
+from graph.writing import WriteContext, begin_write, new_id
+
+CREATE_HOLD: LiteralString = """
+CREATE (h:LegalHold)
+SET h = $props, h.recordedAt = $now
+"""
+
+ACTIVE_HOLDS: LiteralString = """
+MATCH (h:LegalHold {spaceId: $spaceId})
+WHERE h.releasedAt IS NULL
+RETURN h.id AS id, h.selectorJson AS selector, h.reason AS reason
+"""
+
+RELEASE_HOLD: LiteralString = """
+MATCH (h:LegalHold {id: $id})
+WHERE h.spaceId = $spaceId
+WITH h, h.releasedAt IS NOT NULL AS wasReleased
+SET h.releasedAt = coalesce(h.releasedAt, $now),
+    h.releaseReason = coalesce(h.releaseReason, $reason)
+RETURN wasReleased
+"""
+
+
+class HoldInput(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    selector: Selector
+    reason: str = Field(min_length=1, max_length=2000)
+
+
+async def set_legal_hold(graph: Graph, space: str, hold: HoldInput, *, actor: str) -> str:
+    """Place a hold; returns its id. The selector must select something that exists."""
+
+    async def work(tx: AsyncManagedTransaction) -> str:
+        ctx = await begin_write(tx, space, actor)
+        await select(ctx, hold.selector)
+        hold_id = new_id()
+        props = {
+            "id": hold_id,
+            "spaceId": ctx.space_id,
+            "selectorJson": hold.selector.model_dump_json(),
+            "reason": hold.reason,
+            "actor": actor,
+        }
+        await run(tx, CREATE_HOLD, props=props, now=ctx.now)
+        audit = AuditLog()
+        audit.add("setLegalHold", [hold_id], detail=hold.selector.kind.value)
+        await audit.write(ctx)
+        return hold_id
+
+    return await graph.write_tx(work)
+
+
+async def release_legal_hold(
+    graph: Graph, space: str, hold_id: str, *, reason: str, actor: str
+) -> bool:
+    """Release a hold from now on; False when it was released already."""
+
+    async def work(tx: AsyncManagedTransaction) -> bool:
+        ctx = await begin_write(tx, space, actor)
+        rows = await run(
+            tx, RELEASE_HOLD, id=hold_id, spaceId=ctx.space_id, now=ctx.now, reason=reason
+        )
+        if not rows:
+            raise NotFound(f"no legal hold {hold_id!r} in space {space!r}", field="holdId")
+        if rows[0]["wasReleased"]:
+            return False
+        audit = AuditLog()
+        audit.add("releaseLegalHold", [hold_id])
+        await audit.write(ctx)
+        return True
+
+    return await graph.write_tx(work)
+
+
+async def check_holds(ctx: WriteContext, selection: Selection) -> None:
+    """Refuse with LEGAL_HOLD when an active hold covers anything in `selection`."""
+    for row in await run(ctx.tx, ACTIVE_HOLDS, spaceId=ctx.space_id):
+        held_selector = Selector.model_validate(json.loads(row["selector"]))
+        if selection.whole_space or held_selector.kind is SelectorKind.SPACE:
+            covered = True
+        else:
+            try:
+                held = await select(ctx, held_selector)
+            except (NotFound, Forgotten):  # nothing left that the hold could cover
+                continue
+            covered = bool(held.all_ids() & selection.all_ids())
+        if covered:
+            raise LegalHold(
+                f"legal hold {row['id']} ({row['reason']}) covers this data; release it first",
+                field="selector",
+            )
