@@ -305,6 +305,51 @@ def restore_command(
     out.print(f"serve it with: ENGRAM_DATA_DIR={into} engram serve", markup=False)
 
 
+@app.command("retention")
+def retention_command(
+    action: Annotated[str, typer.Argument(help="run")],
+    dry_run: Annotated[bool, typer.Option(help="List what would happen; change nothing.")] = False,
+    policy: Annotated[
+        Path | None,
+        typer.Option(
+            exists=True,
+            dir_okay=False,
+            help='JSON policies, e.g. {"event": {"archive_after_days": 180, '
+            '"purge_after_days": 730}}',
+        ),
+    ] = None,
+    space: Annotated[list[str] | None, typer.Option(help="Only these spaces (repeatable).")] = None,
+) -> None:
+    """Archive and purge per the retention policies (never pinned, open, committed or held)."""
+    from graph.retention import parse_policies, run_retention_everywhere
+    from graph.spaces import list_spaces
+
+    if action != "run":
+        raise typer.BadParameter("the only action is `run`")
+    settings = get_settings()
+    policies = parse_policies(policy.read_text()) if policy else None
+
+    async def work(graph: Graph) -> Any:
+        names = space or [s.name for s in await list_spaces(graph)]
+        return await run_retention_everywhere(
+            graph, names, blob_root=settings.blobs, policies=policies, dry_run=dry_run
+        )
+
+    for report in _with_graph(work):
+        verb = "would" if dry_run else "did"
+        out.print(
+            f"{report.space}: {verb} archive {len(report.archived)}, {verb} purge "
+            f"{len(report.purged)}, skip {len(report.skipped)}",
+            markup=False,
+        )
+        for key in report.archived:
+            out.print(f"  archive {key}", markup=False)
+        for key in report.purged:
+            out.print(f"  purge   {key}", markup=False)
+        for key, why in report.skipped:
+            out.print(f"  keep    {key} ({why})", markup=False)
+
+
 @neo4j_app.command("start")
 def neo4j_start() -> None:
     """Start the local Neo4j (or report the running one) and print its Bolt URI."""

@@ -35,7 +35,7 @@ MATCH (c:Claim {spaceId: $spaceId})
 WHERE c.type IN ['profile', 'pref', 'goal', 'task', 'decision'] AND """
     + visible("c")
     + """
-  AND c.status IN ['active', 'disputed']
+  AND c.status IN ['active', 'disputed'] AND c.archivedAt IS NULL
 RETURN properties(c) AS claim
 """
 )

@@ -261,22 +261,14 @@ async def forget_in(ctx: WriteContext, request: ForgetInput) -> ForgetReceipt:
     selection = await select(ctx, request.selector)
     await check_holds(ctx, selection)
     erasure = await erase(ctx, selection)
-    tombstone_id = new_id()
-    props = {
-        "id": tombstone_id,
-        "spaceId": ctx.space_id,
-        "selectorKind": request.selector.kind.value,
-        "fingerprint": fingerprint(ctx.space_id, request.selector, selection),
-        "reason": request.reason,
-        "actor": ctx.actor,
-        "erasedIds": sorted(selection.all_ids()),
-        "contentFingerprints": sorted(erasure.fingerprints),
-        "countsJson": json.dumps(selection.counts(), sort_keys=True),
-        "madeInactive": len(erasure.made_inactive),
-        "pendingBlobs": sorted(erasure.blobs) or None,
-        "pendingSpacePurge": True if selection.whole_space else None,
-    }
-    await run(ctx.tx, CREATE_TOMBSTONE, props=props, now=ctx.now)
+    tombstone_id = await write_tombstone(
+        ctx,
+        kind=request.selector.kind.value,
+        fingerprint=fingerprint(ctx.space_id, request.selector, selection),
+        reason=request.reason,
+        selection=selection,
+        erasure=erasure,
+    )
     receipt = ForgetReceipt(
         tombstone_id=tombstone_id,
         watermark=ctx.now,
@@ -295,6 +287,35 @@ async def forget_in(ctx: WriteContext, request: ForgetInput) -> ForgetReceipt:
     )
     await audit.write(ctx)
     return receipt
+
+
+async def write_tombstone(
+    ctx: WriteContext,
+    *,
+    kind: str,
+    fingerprint: str,
+    reason: str,
+    selection: Selection,
+    erasure: Erasure,
+) -> str:
+    """Record an erasure in the ledger (ids, keyed fingerprints, counts — never content)."""
+    tombstone_id = new_id()
+    props = {
+        "id": tombstone_id,
+        "spaceId": ctx.space_id,
+        "selectorKind": kind,
+        "fingerprint": fingerprint,
+        "reason": reason,
+        "actor": ctx.actor,
+        "erasedIds": sorted(selection.all_ids()),
+        "contentFingerprints": sorted(erasure.fingerprints),
+        "countsJson": json.dumps(selection.counts(), sort_keys=True),
+        "madeInactive": len(erasure.made_inactive),
+        "pendingBlobs": sorted(erasure.blobs) or None,
+        "pendingSpacePurge": True if selection.whole_space else None,
+    }
+    await run(ctx.tx, CREATE_TOMBSTONE, props=props, now=ctx.now)
+    return tombstone_id
 
 
 @dataclass

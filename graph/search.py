@@ -32,7 +32,7 @@ _LUCENE_SPECIAL = re.compile(r'([+\-!(){}\[\]^"~*?:\\/]|&&|\|\|)')
 _CLAIM_FILTER: LiteralString = (
     visible("c")
     + """
-  AND c.status IN ['active', 'disputed']
+  AND c.status IN ['active', 'disputed'] AND c.archivedAt IS NULL
   AND ($types IS NULL OR c.type IN $types)
 """
 )
