@@ -29,8 +29,15 @@ from graph.audit import AuditLog, check_idempotency_key, find_replays, request_h
 from graph.db import Graph
 from graph.entities import EntityRef, ResolvedEntity, resolve_entities
 from graph.errors import Conflict, RevisionConflict, ValidationFailed
-from graph.evidence import MAX_EVIDENCE, EvidencePlan, EvidenceRef, resolve_evidence
+from graph.evidence import (
+    MAX_EVIDENCE,
+    EvidencePlan,
+    EvidenceRef,
+    ResolvedEvidence,
+    resolve_evidence,
+)
 from graph.model import Claim, EvidenceKind, MemoryType, Policy, Privacy, canonical_json
+from graph.records import claim_record
 from graph.revisions import (
     KeyState,
     WritePlan,
@@ -155,18 +162,24 @@ async def _remember_in(
         if item.idempotency_key is not None
     }
     replays = await find_replays(ctx, hashes)
+    # A replay returns the first result and resolves nothing: its entities or evidence may
+    # have been forgotten since, which the loaded result reports as FORGOTTEN.
+    fresh = [item for item in items if item.idempotency_key not in replays]
 
     entity_refs: list[tuple[EntityRef, str]] = []
-    for item in items:
+    for item in fresh:
         if item.subject is not None:
             entity_refs.append((item.subject, "subject"))
         if item.object is not None:
             entity_refs.append((item.object, "object"))
     entities = await resolve_entities(ctx, entity_refs)
-    evidence = await resolve_evidence(ctx, [ref for item in items for ref in item.evidence])
+    evidence = await resolve_evidence(ctx, [ref for item in fresh for ref in item.evidence])
 
-    keys = [_key_of(item, t, entities) for item, t in zip(items, types, strict=True)]
-    states = await load_key_states(ctx, keys)
+    keys = [
+        _key_of(item, t, entities) if item.idempotency_key not in replays else ""
+        for item, t in zip(items, types, strict=True)
+    ]
+    states = await load_key_states(ctx, [key for key in keys if key])
     plan = WritePlan()
     evidence_plan = EvidencePlan()
     audit = AuditLog()
@@ -210,8 +223,31 @@ async def _remember_in(
     await plan.write(ctx)
     await evidence_plan.write(ctx)
     await audit.write(ctx)
-    loaded = await load_claims(ctx.tx, result_ids)
-    return [loaded[claim_id] for claim_id in result_ids]
+    return await _results(ctx, result_ids, plan, evidence_plan, evidence)
+
+
+async def _results(
+    ctx: WriteContext,
+    result_ids: list[str],
+    plan: WritePlan,
+    evidence_plan: EvidencePlan,
+    evidence: dict[str, ResolvedEvidence],
+) -> list[Claim]:
+    """The claims a remember answers with: rows written now are built from what was written
+    (no second read of a large batch); corroborated and replayed rows are loaded."""
+    written = {str(row["id"]): row for row in plan.rows if row.get("supersededAt") is None}
+    links: dict[str, list[dict[str, Any]]] = {}
+    for link in evidence_plan.links:
+        if link["claimId"] in written:
+            cited = evidence[link["targetId"]]
+            links.setdefault(link["claimId"], []).append(cited.projection(link, ctx.now))
+    loaded = await load_claims(ctx.tx, [i for i in result_ids if i not in written])
+    return [
+        claim_record({**written[i], "recordedAt": ctx.now}, links.get(i, []))
+        if i in written
+        else loaded[i]
+        for i in result_ids
+    ]
 
 
 def _key_of(

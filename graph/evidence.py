@@ -25,14 +25,15 @@ UNWIND $ids AS id
 MATCH (o:Observation {id: id})
 WHERE o.spaceId = $spaceId
 RETURN o.id AS id, o.role AS role, o.observedAt AS observedAt, o.erasedAt AS erasedAt,
-       o.episodeId AS episodeId
+       o.episodeId AS episodeId, o.content AS text, null AS locator
 """
 
 FIND_ARTIFACTS: LiteralString = """
 UNWIND $ids AS id
 MATCH (a:Artifact {id: id})
 WHERE a.spaceId = $spaceId
-RETURN a.id AS id, a.recordedAt AS observedAt, a.erasedAt AS erasedAt
+RETURN a.id AS id, a.recordedAt AS observedAt, a.erasedAt AS erasedAt, null AS episodeId,
+       a.content AS text, a.locator AS locator
 """
 
 LINK_OBSERVATIONS: LiteralString = """
@@ -88,6 +89,24 @@ class ResolvedEvidence:
     label: str
     authority: Authority
     observed_at: datetime
+    episode_id: str | None = None
+    text: str | None = None
+    locator: str | None = None
+
+    def projection(self, link: dict[str, Any], recorded_at: datetime) -> dict[str, Any]:
+        """The evidence row reads return (EVIDENCE_PROJECTION), for a link written now."""
+        return {
+            "kind": link["kind"],
+            "authority": link["props"]["authority"],
+            "note": link["props"]["note"],
+            "recordedAt": recorded_at,
+            "observationId": self.ref.observation_id,
+            "artifactId": self.ref.artifact_id,
+            "episodeId": self.episode_id,
+            "text": self.text,
+            "locator": self.locator,
+            "observedAt": self.observed_at,
+        }
 
 
 async def resolve_evidence(
@@ -121,7 +140,13 @@ async def resolve_evidence(
                 field="evidence.authority",
             )
         resolved[ref.target_id] = ResolvedEvidence(
-            ref, row["label"], authority, to_native(row["observedAt"])
+            ref,
+            row["label"],
+            authority,
+            to_native(row["observedAt"]),
+            row.get("episodeId"),
+            row.get("text"),
+            row.get("locator"),
         )
     return resolved
 

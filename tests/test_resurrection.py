@@ -1,0 +1,346 @@
+"""Forgotten content never comes back — through six paths, 20 seeded cases each:
+(a) server-side caches, (b) replays of idempotency keys, (c) stale index candidates,
+(d) artifacts and their outbox, (e) re-import of old data, (f) restore of an older backup.
+
+Each case writes a secret into a claim's value (`claim-…`) and into the message it came from
+(`said-…`), forgets it with a selector drawn from the seed, and then looks for the secret through
+the path under test and, finally, in every property of every node and relationship.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import shutil
+import tempfile
+import zipfile
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from api.app import create_app
+from graph.artifacts import ArtifactInput, add_artifact
+from graph.backup import backup, restore
+from graph.claims import RememberInput, remember
+from graph.db import Graph, Neo4jTarget, connect, resolve_target
+from graph.episodes import ObservationInput, record_observation
+from graph.errors import Forgotten
+from graph.evidence import EvidenceRef
+from graph.forget import ForgetInput, forget, forget_in
+from graph.importer import import_items
+from graph.local.server import LocalNeo4j
+from graph.search import search
+from graph.selectors import Selector, SelectorKind
+from graph.settings import Settings
+from graph.spaces import create_space
+from graph.writing import begin_write
+from tests.http import gql, running
+from tests.residue import residue
+from tests.story import Story, new_story
+from tests.support import delete_all_data
+
+SEEDS = range(20)
+KINDS = [
+    SelectorKind.CLAIM,
+    SelectorKind.OBSERVATION,
+    SelectorKind.EPISODE,
+    SelectorKind.SUBJECT_PREDICATE,
+    SelectorKind.ENTITY,
+]
+
+
+@dataclass
+class Case:
+    story: Story
+    kind: SelectorKind
+    claim_secret: str
+    said_secret: str
+    control: str
+    selector: Selector
+    said_id: str
+    claim_id: str
+    remember_input: RememberInput
+
+    @property
+    def gone(self) -> list[str]:
+        """What this selector erases (an observation's forget leaves the claim, retracted)."""
+        if self.kind in (SelectorKind.OBSERVATION, SelectorKind.EPISODE):
+            return [self.said_secret]
+        return [self.said_secret, self.claim_secret]
+
+
+async def make_case(graph: Graph, seed: int, space: str | None = None) -> Case:
+    rng = random.Random(seed)
+    kind = KINDS[seed % len(KINDS)]
+    token = f"{seed}x{rng.randrange(10**9):09d}"
+    story = await new_story(graph, space or f"case{seed}")
+    person = await story.entity(f"entity:person:p{seed}", f"Person {seed}")
+    control_said = await story.say(f"control-{token} stays")
+    await story.remember(control_said, key="pref:other:control", value={"value": f"ctl-{token}"})
+    said = await story.say(f"my code word is said-{token}")
+    item = RememberInput(
+        type="fact",
+        subject={"id": person.subject_id},
+        predicate="CODE_WORD",
+        value=f"claim-{token}",
+        evidence=[EvidenceRef(observation_id=said)],
+        idempotency_key=f"remember-{token}",
+    )
+    [claim] = await remember(graph, story.space, [item], actor="agent")
+    targets = {
+        SelectorKind.CLAIM: {"id": claim.id},
+        SelectorKind.OBSERVATION: {"id": said},
+        SelectorKind.EPISODE: {"id": story.episode_id},
+        SelectorKind.SUBJECT_PREDICATE: {
+            "subject": {"id": person.subject_id},
+            "predicate": "CODE_WORD",
+        },
+        SelectorKind.ENTITY: {"id": person.subject_id},
+    }
+    return Case(
+        story,
+        kind,
+        f"claim-{token}",
+        f"said-{token}",
+        f"ctl-{token}",
+        Selector(kind=kind, **targets[kind]),
+        said,
+        claim.id,
+        item,
+    )
+
+
+async def forget_case(case: Case, blob_root: Path = Path("/nonexistent")) -> None:
+    await forget(
+        case.story.graph,
+        case.story.space,
+        ForgetInput(selector=case.selector, reason="asked"),
+        actor="agent",
+        blob_root=blob_root,
+    )
+
+
+async def assert_gone(graph: Graph, case: Case) -> None:
+    for text in case.gone:
+        assert await residue(graph, text) == [], f"{text} survived ({case.kind})"
+    if case.kind is not SelectorKind.EPISODE:
+        assert await residue(graph, case.control) != [], "the control must survive"
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+async def test_a_server_side_cache_never_serves_forgotten_content(
+    graph: Graph, test_settings: Settings, neo4j_target: Neo4jTarget, seed: int
+) -> None:
+    case = await make_case(graph, seed, space="alice")
+    queries = [
+        'query($q: String!) { search(space: "alice", query: $q) '
+        "{ claim { value text evidence { text } } } }",
+        '{ claims(space: "alice", first: 100) { nodes { value evidence { text } } } }',
+        'query($id: ID!) { episode(space: "alice", id: $id) { observations { content } } }',
+    ]
+    async with running(create_app(test_settings, neo4j_target)) as client:
+        variables = {"id": case.story.episode_id, "q": f"{case.claim_secret} {case.said_secret}"}
+        warm = [json.dumps(await gql(client, q, variables)) for q in queries]
+        assert any(case.said_secret in body for body in warm), "the cache was warmed"
+        selector = case.selector.model_dump(mode="json", exclude_none=True)
+        forgot = await gql(
+            client,
+            'mutation($s: SelectorInput!) { forget(space: "alice", selector: $s, '
+            'reason: "asked") { receipt { tombstoneId } errors { code } } }',
+            {"s": selector},
+        )
+        assert forgot["data"]["forget"]["errors"] == [], forgot
+        for query in queries:
+            body = json.dumps(await gql(client, query, variables))
+            for text in case.gone:
+                assert text not in body
+    await assert_gone(graph, case)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+async def test_replaying_an_idempotency_key_never_brings_content_back(
+    graph: Graph, seed: int
+) -> None:
+    case = await make_case(graph, seed)
+    await forget_case(case)
+    if case.kind is SelectorKind.OBSERVATION or case.kind is SelectorKind.EPISODE:
+        # The claim was not forgotten (only its evidence): the replay answers the first result,
+        # now without the forgotten evidence.
+        [first] = await remember(graph, case.story.space, [case.remember_input], actor="agent")
+        assert (first.id, first.evidence) == (case.claim_id, ())
+        assert case.said_secret not in repr(first)
+    else:
+        with pytest.raises(Forgotten, match="was forgotten"):
+            await remember(graph, case.story.space, [case.remember_input], actor="agent")
+    replay = ObservationInput(
+        episode_id=case.story.episode_id, content="again", idempotency_key=f"obs-{seed}"
+    )
+    if case.kind is not SelectorKind.EPISODE:
+        await record_observation(graph, case.story.space, replay, actor="agent")
+    await assert_gone(graph, case)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+async def test_a_stale_index_candidate_is_never_returned(graph: Graph, seed: int) -> None:
+    case = await make_case(graph, seed)
+    await forget_case(case)
+    # Make the full-text index hold the secret again on the erased skeleton, as a lagging
+    # index (or a crash between erasure and index update) would.
+    stale = await graph.write(
+        "MATCH (c:Claim {id: $id}) WHERE c.erasedAt IS NOT NULL SET c.text = $text "
+        "RETURN c.id AS id",
+        id=case.claim_id,
+        text=f"[fact] {case.claim_secret}",
+    )
+    if stale:
+        candidates = await graph.read(
+            "CALL db.index.fulltext.queryNodes('claim_text', $q) YIELD node RETURN node.id AS id",
+            q=case.claim_secret,
+        )
+        assert case.claim_id in [c["id"] for c in candidates], "the stale candidate is there"
+    view = await case.story.view()
+    for text in (case.claim_secret, case.said_secret):
+        hits = await search(graph, view, text)
+        assert all(text not in (h.claim.text + json.dumps(h.claim.value)) for h in hits)
+    await graph.write("MATCH (c:Claim {id: $id}) REMOVE c.text", id=case.claim_id)
+    await assert_gone(graph, case)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+async def test_forgotten_artifacts_are_unreadable_and_their_blobs_deleted_even_after_a_crash(
+    graph: Graph, test_settings: Settings, neo4j_target: Neo4jTarget, tmp_path: Path, seed: int
+) -> None:
+    await new_story(graph, "alice")
+    blobs = tmp_path / "blobs"
+    blobs.mkdir()
+    (blobs / f"scan-{seed}.txt").write_text(f"blob-secret-{seed}")
+    inline = await add_artifact(
+        graph, "alice", ArtifactInput(content=f"inline-secret-{seed}"), blob_root=blobs, actor="a"
+    )
+    blob = await add_artifact(
+        graph, "alice", ArtifactInput(path=f"scan-{seed}.txt"), blob_root=blobs, actor="a"
+    )
+    [claim] = await remember(
+        graph,
+        "alice",
+        [
+            RememberInput(
+                key="case:docs:scan",
+                value={"value": f"doc-secret-{seed}"},
+                evidence=[EvidenceRef(artifact_id=inline.id), EvidenceRef(artifact_id=blob.id)],
+            )
+        ],
+        actor="a",
+    )
+    target = [claim.id, inline.id, blob.id][seed % 3]
+    kind = [SelectorKind.CLAIM, SelectorKind.ARTIFACT, SelectorKind.ARTIFACT][seed % 3]
+    request = ForgetInput(selector=Selector(kind=kind, id=target), reason="asked")
+
+    async def work(tx: object) -> object:  # forget, then "crash" before the outbox drains
+        ctx = await begin_write(tx, "alice", "agent")  # type: ignore[arg-type]
+        return await forget_in(ctx, request)
+
+    await graph.write_tx(work)  # type: ignore[arg-type]
+    erased_blob = kind is SelectorKind.CLAIM or target == blob.id
+    if erased_blob:
+        assert (blobs / f"scan-{seed}.txt").exists(), "the crash left the file behind"
+    with pytest.raises(Forgotten):
+        await remember(
+            graph,
+            "alice",
+            [
+                RememberInput(
+                    key="case:docs:again",
+                    value={"value": 1},
+                    evidence=[
+                        EvidenceRef(
+                            artifact_id=target if kind is SelectorKind.ARTIFACT else inline.id
+                        )
+                    ],
+                )
+            ],
+            actor="a",
+        )
+    restarted = test_settings.model_copy(update={"blob_root": blobs})
+    async with running(create_app(restarted, neo4j_target)):
+        pass  # start-up drains the outbox
+    assert (blobs / f"scan-{seed}.txt").exists() is not erased_blob
+    if kind is SelectorKind.CLAIM or target == inline.id:
+        assert await residue(graph, f"inline-secret-{seed}") == []
+    if kind is SelectorKind.CLAIM:
+        assert await residue(graph, f"doc-secret-{seed}") == []
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+async def test_reimporting_old_data_never_brings_it_back(graph: Graph, seed: int) -> None:
+    await create_space(graph, "alice", "", actor="t")
+    rng = random.Random(seed)
+    lines = [
+        json.dumps(
+            {
+                "type": "preferences",
+                "key": f"pref:other:item{i}",
+                "value_json": {"value": f"import-secret-{seed}-{i}"},
+                "authority": "user_stated",
+            }
+        )
+        for i in range(3)
+    ]
+    await import_items(graph, "alice", lines, source="old.jsonl", actor="t")
+    victim = rng.randrange(3)
+    rows = await graph.read(
+        "MATCH (c:Claim {key: $key}) RETURN c.id AS id", key=f"pref:other:item{victim}"
+    )
+    selector = Selector(kind=SelectorKind.CLAIM, id=rows[0]["id"])
+    await forget(
+        graph,
+        "alice",
+        ForgetInput(selector=selector, reason="asked"),
+        actor="t",
+        blob_root=Path("/x"),
+    )
+    again = await import_items(graph, "alice", lines, source="old.jsonl", actor="t")
+    renamed = await import_items(
+        graph, "alice", list(reversed(lines)), source="copy.jsonl", actor="t"
+    )
+    assert (again.remembered, renamed.remembered) == (0, 0)
+    assert await residue(graph, f"import-secret-{seed}-{victim}") == []
+    for other in set(range(3)) - {victim}:
+        assert await residue(graph, f"import-secret-{seed}-{other}") != []
+
+
+@pytest.fixture(scope="module")
+def restore_target(test_settings: Settings) -> Iterator[Neo4jTarget]:
+    """A second, isolated Neo4j that restores go into."""
+    home = Path(tempfile.mkdtemp(prefix="engram-restore-"))
+    settings = test_settings.model_copy(update={"data_dir": home, "neo4j_uri": None})
+    target = resolve_target(settings)
+    yield target
+    LocalNeo4j(settings).stop()
+    shutil.rmtree(home, ignore_errors=True)
+
+
+@pytest.fixture
+async def restored(restore_target: Neo4jTarget) -> AsyncIterator[Graph]:
+    target = await connect(restore_target)
+    await delete_all_data(target)
+    yield target
+    await target.close()
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+async def test_restoring_a_backup_taken_before_a_forget_never_brings_it_back(
+    graph: Graph, restored: Graph, tmp_path: Path, seed: int
+) -> None:
+    case = await make_case(graph, seed)
+    archive = tmp_path / "before.backup"
+    await backup(graph, archive, blob_root=tmp_path)
+    with zipfile.ZipFile(archive) as zipped:
+        assert case.said_secret in zipped.read("nodes.jsonl").decode(), "the backup has it"
+    await forget_case(case)
+    report = await restore(restored, archive, blob_root=tmp_path / "b", ledger=graph)
+    assert report.replayed_tombstones >= 1
+    assert report.checks["tombstones"] == "no forgotten data present"
+    await assert_gone(restored, case)
