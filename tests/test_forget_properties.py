@@ -35,7 +35,9 @@ _spaces = itertools.count()
 
 
 @pytest.fixture(scope="module")
-def run_async(neo4j_target: Neo4jTarget) -> Iterator[Callable[[Callable[[Graph], Awaitable[T]]], T]]:
+def run_async(
+    neo4j_target: Neo4jTarget,
+) -> Iterator[Callable[[Callable[[Graph], Awaitable[T]]], T]]:
     """Hypothesis drives sync tests: each example runs on a private loop and connection."""
     loop = asyncio.new_event_loop()
     graph = loop.run_until_complete(connect(neo4j_target))
@@ -74,8 +76,13 @@ def test_a_claim_stays_active_exactly_while_some_of_its_evidence_is_unforgotten(
             )
         for i in sorted(forgotten):
             # Forgetting an observation erases only it; its claims keep their other evidence.
-            await forget(graph, story.space, forget_request(SelectorKind.OBSERVATION, id=said[i]),
-                         actor="t", blob_root=Path("/x"))
+            await forget(
+                graph,
+                story.space,
+                forget_request(SelectorKind.OBSERVATION, id=said[i]),
+                actor="t",
+                blob_root=Path("/x"),
+            )
         view = await story.view()
         for index, cited in enumerate(citations):
             [claim] = await claims_by_key(graph, view, f"pref:other:c{index}")
@@ -143,8 +150,10 @@ def test_retention_purges_exactly_what_is_due_unprotected_and_unheld(
                 expected_purge.append(key)
         if space_hold:
             await set_legal_hold(
-                graph, story.space,
-                HoldInput(selector=Selector(kind=SelectorKind.SPACE), reason="all"), actor="t",
+                graph,
+                story.space,
+                HoldInput(selector=Selector(kind=SelectorKind.SPACE), reason="all"),
+                actor="t",
             )
         policies = {
             MemoryType.EVENT: Policy(purge_after_days=10),
@@ -156,7 +165,8 @@ def test_retention_purges_exactly_what_is_due_unprotected_and_unheld(
         assert sorted(report.purged) == sorted(expected_purge)
         for index, spec in enumerate(claims):
             key = (
-                f"event:ops:2024-01-01:e{index}" if spec["type"] == "event"
+                f"event:ops:2024-01-01:e{index}"
+                if spec["type"] == "event"
                 else f"task:ops:t{index}"
             )
             gone = await residue(graph, f"retained-{story.space}-{index}") == []
@@ -185,7 +195,10 @@ async def populate(story: Story) -> dict[str, str]:
     await story.entity("entity:org:acme", "Acme")
     said = await story.say("alice works at acme and likes tea")
     work = await story.remember(
-        said, type="fact", subject={"key": "entity:person:alice"}, predicate="WORKS_AT",
+        said,
+        type="fact",
+        subject={"key": "entity:person:alice"},
+        predicate="WORKS_AT",
         object={"key": "entity:org:acme"},
     )
     await story.remember(said, key="pref:other:drink", value={"value": "tea"})
@@ -217,7 +230,8 @@ def test_a_forget_in_one_space_leaves_every_other_space_untouched(
             SelectorKind.ENTITY: {"id": ids["entity"]},
             SelectorKind.ARTIFACT: None,
             SelectorKind.SUBJECT_PREDICATE: {
-                "subject": {"key": "entity:person:alice"}, "predicate": "WORKS_AT"
+                "subject": {"key": "entity:person:alice"},
+                "predicate": "WORKS_AT",
             },
             SelectorKind.SPACE: {},
         }[kind]
@@ -225,15 +239,21 @@ def test_a_forget_in_one_space_leaves_every_other_space_untouched(
             kind_used, target = SelectorKind.CLAIM, {"id": ids["claim"]}
         else:
             kind_used = kind
-        await forget(graph, one.space, forget_request(kind_used, **target), actor="t",
-                     blob_root=Path("/x"))
+        await forget(
+            graph, one.space, forget_request(kind_used, **target), actor="t", blob_root=Path("/x")
+        )
         assert await snapshot(graph, other) == before
         # And an id from the other space cannot be selected from this one.
         other_claim = (await claims_by_key(graph, await other.view(), "pref:other:drink"))[0]
         if kind_used is not SelectorKind.SPACE:
             with pytest.raises(Exception) as refused:
-                await forget(graph, one.space, forget_request(SelectorKind.CLAIM,
-                             id=other_claim.id), actor="t", blob_root=Path("/x"))
+                await forget(
+                    graph,
+                    one.space,
+                    forget_request(SelectorKind.CLAIM, id=other_claim.id),
+                    actor="t",
+                    blob_root=Path("/x"),
+                )
             assert getattr(refused.value, "code", None) == "NOT_FOUND"
         assert await snapshot(graph, other) == before
 
