@@ -7,6 +7,7 @@ started the run stops with the reason — tests never skip for want of a databas
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -69,6 +70,29 @@ async def graph(neo4j_target: Neo4jTarget) -> AsyncIterator[Graph]:
     await migrate(connection)
     yield connection
     await connection.close()
+
+
+@pytest.fixture(scope="session")
+def restore_target(test_settings: Settings) -> Iterator[Neo4jTarget]:
+    """A second, isolated local Neo4j that restores go into (started on first use)."""
+    home = Path(tempfile.mkdtemp(prefix="engram-restore-"))
+    settings = test_settings.model_copy(update={"data_dir": home, "neo4j_uri": None})
+    try:
+        target = resolve_target(settings)
+    except SetupError as failure:
+        pytest.exit(f"the restore target Neo4j could not start:\n{failure}", returncode=1)
+    yield target
+    LocalNeo4j(settings).stop()
+    shutil.rmtree(home, ignore_errors=True)
+
+
+@pytest.fixture
+async def restored(restore_target: Neo4jTarget) -> AsyncIterator[Graph]:
+    """The restore target, emptied (its schema kept) for the test."""
+    target = await connect(restore_target)
+    await delete_all_data(target)
+    yield target
+    await target.close()
 
 
 @pytest.fixture(autouse=True)

@@ -11,10 +11,7 @@ from __future__ import annotations
 
 import json
 import random
-import shutil
-import tempfile
 import zipfile
-from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,13 +21,12 @@ from api.app import create_app
 from graph.artifacts import ArtifactInput, add_artifact
 from graph.backup import backup, restore
 from graph.claims import RememberInput, remember
-from graph.db import Graph, Neo4jTarget, connect, resolve_target
+from graph.db import Graph, Neo4jTarget
 from graph.episodes import ObservationInput, record_observation
 from graph.errors import Forgotten
 from graph.evidence import EvidenceRef
 from graph.forget import ForgetInput, forget, forget_in
 from graph.importer import import_items
-from graph.local.server import LocalNeo4j
 from graph.search import search
 from graph.selectors import Selector, SelectorKind
 from graph.settings import Settings
@@ -39,7 +35,6 @@ from graph.writing import begin_write
 from tests.http import gql, running
 from tests.residue import residue
 from tests.story import Story, new_story
-from tests.support import delete_all_data
 
 SEEDS = range(20)
 KINDS = [
@@ -309,25 +304,6 @@ async def test_reimporting_old_data_never_brings_it_back(graph: Graph, seed: int
     assert await residue(graph, f"import-secret-{seed}-{victim}") == []
     for other in set(range(3)) - {victim}:
         assert await residue(graph, f"import-secret-{seed}-{other}") != []
-
-
-@pytest.fixture(scope="module")
-def restore_target(test_settings: Settings) -> Iterator[Neo4jTarget]:
-    """A second, isolated Neo4j that restores go into."""
-    home = Path(tempfile.mkdtemp(prefix="engram-restore-"))
-    settings = test_settings.model_copy(update={"data_dir": home, "neo4j_uri": None})
-    target = resolve_target(settings)
-    yield target
-    LocalNeo4j(settings).stop()
-    shutil.rmtree(home, ignore_errors=True)
-
-
-@pytest.fixture
-async def restored(restore_target: Neo4jTarget) -> AsyncIterator[Graph]:
-    target = await connect(restore_target)
-    await delete_all_data(target)
-    yield target
-    await target.close()
 
 
 @pytest.mark.parametrize("seed", SEEDS)
