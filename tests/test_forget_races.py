@@ -83,3 +83,38 @@ async def test_after_forget_commits_current_reads_return_nothing(
     after = [seen for started, seen in sightings if started > forgotten_at[0]]
     assert after and not any(after), "a read started after forget committed saw the secret"
     assert await residue(graph, secret) == []
+
+
+@pytest.mark.parametrize("repetition", range(50))
+async def test_a_claim_racing_the_forget_of_its_only_evidence_is_never_active_without_it(
+    graph: Graph, repetition: int
+) -> None:
+    story = await new_story(graph)
+    said = await story.say(f"I like opera {repetition}")
+
+    async def claim_it() -> str:
+        try:
+            created = await story.remember(said, key="pref:other:music", value={"value": "opera"})
+        except EngramError as failure:
+            assert failure.code == "FORGOTTEN"
+            return "refused"
+        return created.id
+
+    async def forget_evidence() -> None:
+        await asyncio.sleep(0.0005 * (repetition % 4))
+        await forget(
+            graph,
+            story.space,
+            ForgetInput(selector=Selector(kind=SelectorKind.OBSERVATION, id=said), reason="x"),
+            actor="t",
+            blob_root=Path("/x"),
+        )
+
+    outcome, _ = await asyncio.gather(claim_it(), forget_evidence())
+    current = await claims_by_key(graph, await story.view(), "pref:other:music")
+    if outcome == "refused":
+        assert current == []
+    else:
+        [claim] = current
+        assert (claim.status.value, claim.evidence) == ("retracted", ())
+    assert await residue(graph, f"I like opera {repetition}") == []

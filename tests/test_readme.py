@@ -1,0 +1,46 @@
+"""The README's example queries are real: they run against the people story as written."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from api.app import create_app
+from graph.db import Graph, Neo4jTarget
+from graph.settings import Settings
+from tests.http import gql, running
+from tests.people_story import people_story
+
+README = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+EXAMPLES = re.findall(r"```graphql\n(.*?)```", README, flags=re.DOTALL)
+
+
+async def test_the_readme_shows_three_graphql_examples_that_work(
+    graph: Graph, test_settings: Settings, neo4j_target: Neo4jTarget
+) -> None:
+    assert len(EXAMPLES) == 3
+    people = await people_story(graph)
+    related, explain, correction = EXAMPLES
+    [observation] = await graph.read(
+        "MATCH (o:Observation) WHERE o.content STARTS WITH 'alice WORKS_AT acme' RETURN o.id AS id"
+    )
+    [current] = await graph.read(
+        "MATCH (c:Claim {key: 'fact:person/bob:WORKS_AT:org/acme'}) RETURN c.id AS id"
+    )
+    correction = correction.replace('claimId: "…"', f'claimId: "{current["id"]}"').replace(
+        'observationId: "…"', f'observationId: "{observation["id"]}"'
+    )
+    async with running(create_app(test_settings, neo4j_target)) as client:
+        near = await gql(client, related)
+        why = await gql(client, explain)
+        fixed = await gql(client, correction)
+    assert [n["entity"]["key"] for n in near["data"]["related"]["nodes"]] == [
+        "entity:person:alice",
+        "entity:org:acme",
+        "entity:person:bob",
+    ]
+    [path] = why["data"]["explainRelation"]["paths"]
+    assert [s["to"]["name"] for s in path["steps"]] == ["Acme Global", "Bob"]
+    assert fixed["data"]["correct"]["errors"] == []
+    assert fixed["data"]["correct"]["claim"]["revision"] == 2
+    assert people.claims["bob-acme"].revision == 1
