@@ -15,7 +15,8 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
@@ -209,16 +210,11 @@ def import_file(
         raise typer.Exit(2)
 
 
-@app.command("backup")
-def backup_command(
-    file: Annotated[Path, typer.Argument(dir_okay=False, help="Where to write the archive.")],
-) -> None:
-    """Write a portable, checksummed backup (data, tombstone ledger, blobs) to FILE."""
+@contextmanager
+def _phases() -> Iterator[Callable[[str, int, int], None]]:
+    """A progress bar per phase (`progress(phase, done, total)`), on stderr."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress
 
-    from graph.backup import backup
-
-    settings = get_settings()
     with Progress(
         "[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(), console=err
     ) as bar:
@@ -229,6 +225,18 @@ def backup_command(
                 tasks[phase] = bar.add_task(phase, total=total)
             bar.update(tasks[phase], completed=done, total=max(total, done))
 
+        yield progress
+
+
+@app.command("backup")
+def backup_command(
+    file: Annotated[Path, typer.Argument(dir_okay=False, help="Where to write the archive.")],
+) -> None:
+    """Write a portable, checksummed backup (data, tombstone ledger, blobs) to FILE."""
+    from graph.backup import backup
+
+    settings = get_settings()
+    with _phases() as progress:
         report = _with_graph(
             lambda graph: backup(graph, file, blob_root=settings.blobs, progress=progress)
         )
@@ -253,8 +261,6 @@ def restore_command(
     keep_running: Annotated[bool, typer.Option(help="Leave the restored Neo4j running.")] = False,
 ) -> None:
     """Restore FILE into an isolated new Neo4j under --into, replay tombstones, verify."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress
-
     from graph.backup import restore
 
     settings = get_settings()
@@ -267,19 +273,7 @@ def restore_command(
         target = await connect(resolve_target(target_settings))
         live = await connect(resolve_target(settings)) if ledger else None
         try:
-            with Progress(
-                "[progress.description]{task.description}",
-                BarColumn(),
-                MofNCompleteColumn(),
-                console=err,
-            ) as bar:
-                tasks: dict[str, Any] = {}
-
-                def progress(phase: str, done: int, total: int) -> None:
-                    if phase not in tasks:
-                        tasks[phase] = bar.add_task(phase, total=total)
-                    bar.update(tasks[phase], completed=done, total=max(total, done))
-
+            with _phases() as progress:
                 return await restore(
                     target, file, blob_root=target_settings.blobs, ledger=live, progress=progress
                 )

@@ -24,7 +24,6 @@ from api.types import (
     Role,
     SelectorKind,
 )
-from graph import model
 
 
 def to_data(value: Any) -> Any:
@@ -98,14 +97,6 @@ class LinkInput:
     valid_to: datetime | None = strawberry.UNSET
     idempotency_key: str | None = strawberry.UNSET
     expected_revision: int | None = strawberry.UNSET
-
-    def remember_data(self) -> dict[str, Any]:
-        data = to_data(self)
-        data["subject"] = data.pop("source")
-        data["object"] = data.pop("target")
-        data["predicate"] = data.pop("type")
-        data["type"] = model.MemoryType.FACT.value
-        return dict(data)
 
 
 @strawberry.input(description="SUPERSEDE, RETRACT or DISPUTE one current claim revision.")

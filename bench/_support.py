@@ -6,10 +6,12 @@ any space whose name does not start with `bench`, and deletes nothing outside th
 
 from __future__ import annotations
 
+import math
 import secrets
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
-from typing import LiteralString
+from dataclasses import dataclass
+from typing import Any, LiteralString
 
 from rich.console import Console
 from rich.progress import (
@@ -92,3 +94,67 @@ def progress_bar(console: Console | None = None, *, disable: bool = False) -> Pr
         console=console,
         disable=disable,
     )
+
+
+def percentile(values: Sequence[float], q: float) -> float:
+    """The `q`-th percentile (0–100) of `values`, interpolated between the closest ranks (the
+    50th is the median)."""
+    if not values:
+        raise ValueError("a percentile of nothing")
+    ordered = sorted(values)
+    rank = (len(ordered) - 1) * q / 100
+    low, high = math.floor(rank), math.ceil(rank)
+    return ordered[low] + (ordered[high] - ordered[low]) * (rank - low)
+
+
+SCAN_OPERATORS = frozenset(
+    {
+        "AllNodesScan",
+        "NodeByLabelScan",
+        "UndirectedAllRelationshipsScan",
+        "DirectedAllRelationshipsScan",
+        "UndirectedRelationshipTypeScan",
+        "DirectedRelationshipTypeScan",
+    }
+)
+"""Plan operators that read every node (of a label) or relationship (of a type): a query that
+should find a few things by id must not start from one of these."""
+
+
+@dataclass(frozen=True)
+class PlanStep:
+    operator: str
+    details: str
+    db_hits: int | None = None
+    """Only for PROFILE."""
+    rows: int | None = None
+
+
+async def query_plan(
+    graph: Graph, query: LiteralString, params: dict[str, Any] | None = None, *, profile: bool
+) -> list[PlanStep]:
+    """The plan's operators, root first. EXPLAIN runs nothing (safe for writes); PROFILE runs the
+    query, so use it for reads only."""
+    prefix: LiteralString = "PROFILE " if profile else "EXPLAIN "
+    async with graph.driver.session(database=graph.database) as session:
+        result = await session.run(prefix + query, params or {})
+        summary = await result.consume()
+    root = summary.profile if profile else summary.plan
+    steps: list[PlanStep] = []
+
+    def walk(node: dict[str, Any]) -> None:
+        args = node.get("args", {})
+        steps.append(
+            PlanStep(
+                operator=str(node.get("operatorType", "?")).split("@")[0],
+                details=str(args.get("Details", "")),
+                db_hits=node.get("dbHits"),
+                rows=node.get("rows"),
+            )
+        )
+        for child in node.get("children", []):
+            walk(child)
+
+    if root:
+        walk(root)
+    return steps

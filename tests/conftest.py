@@ -12,15 +12,18 @@ import tempfile
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 from hypothesis import HealthCheck, settings
 
+from api.app import create_app
 from graph.db import Graph, Neo4jTarget, connect, resolve_target
 from graph.errors import SetupError
 from graph.integrity import violations
 from graph.local.server import LocalNeo4j
 from graph.migrate import migrate
 from graph.settings import Settings
+from tests.http import running
 from tests.support import delete_all_data
 
 # Property tests: fixed seed and ≥ 200 examples in CI; `HYPOTHESIS_PROFILE=deep` for more.
@@ -93,6 +96,15 @@ async def restored(restore_target: Neo4jTarget) -> AsyncIterator[Graph]:
     await delete_all_data(target)
     yield target
     await target.close()
+
+
+@pytest.fixture
+async def client(
+    test_settings: Settings, neo4j_target: Neo4jTarget
+) -> AsyncIterator[httpx.AsyncClient]:
+    """HTTP to an in-process Engram in dev mode (no key needed), its lifespan running."""
+    async with running(create_app(test_settings, neo4j_target)) as http:
+        yield http
 
 
 @pytest.fixture(autouse=True)

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-
 import httpx
 import pytest
 
@@ -12,14 +10,6 @@ from graph.db import Graph, Neo4jTarget
 from graph.settings import Settings
 from tests.http import gql, running
 from tests.story import Story, new_story
-
-
-@pytest.fixture
-async def client(
-    test_settings: Settings, neo4j_target: Neo4jTarget
-) -> AsyncIterator[httpx.AsyncClient]:
-    async with running(create_app(test_settings, neo4j_target)) as http:
-        yield http
 
 
 @pytest.fixture

@@ -2,25 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from typing import Any
 
 import httpx
-import pytest
 
-from api.app import create_app
-from graph.db import Graph, Neo4jTarget
-from graph.settings import Settings
-from tests.http import gql, running
+from graph.db import Graph
+from tests.http import gql
 from tests.story import count
-
-
-@pytest.fixture
-async def client(
-    test_settings: Settings, neo4j_target: Neo4jTarget
-) -> AsyncIterator[httpx.AsyncClient]:
-    async with running(create_app(test_settings, neo4j_target)) as http:
-        yield http
 
 
 async def call(client: httpx.AsyncClient, query: str, **variables: Any) -> dict[str, Any]:

@@ -3,16 +3,13 @@ three asOf/knownAt points, including the view before a correction was recorded."
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from typing import Any
 
 import httpx
 import pytest
 
-from api.app import create_app
-from graph.db import Graph, Neo4jTarget
-from graph.settings import Settings
-from tests.http import gql, running
+from graph.db import Graph
+from tests.http import gql
 from tests.people_story import People, on, people_story
 
 RELATED = """
@@ -50,14 +47,6 @@ query Explain($from: String!, $to: String!, $asOf: DateTime, $knownAt: DateTime)
 @pytest.fixture
 async def people(graph: Graph) -> People:
     return await people_story(graph)
-
-
-@pytest.fixture
-async def client(
-    test_settings: Settings, neo4j_target: Neo4jTarget
-) -> AsyncIterator[httpx.AsyncClient]:
-    async with running(create_app(test_settings, neo4j_target)) as http:
-        yield http
 
 
 async def ask(client: httpx.AsyncClient, query: str, **variables: Any) -> dict[str, Any]:
