@@ -74,6 +74,13 @@ async def delete_space(graph: Graph, name: str) -> bool:
     return True
 
 
+def bench_console() -> Console:
+    """A console; 160 columns wide when output goes to a file or pipe (rich would wrap wide
+    tables at 80)."""
+    console = Console()
+    return console if console.is_terminal else Console(width=160)
+
+
 class RateColumn(ProgressColumn):
     """Items per second of a task (rich's own speed column formats bytes)."""
 

@@ -39,6 +39,7 @@ from rich.table import Table
 from api.app import create_app
 from bench._support import (
     SCAN_OPERATORS,
+    bench_console,
     open_graph,
     percentile,
     progress_bar,
@@ -47,7 +48,7 @@ from bench._support import (
 from graph import traverse
 from graph.db import Graph, query_count, resolve_target
 from graph.settings import get_settings
-from graph.visibility import View
+from graph.visibility import View, visible
 
 RELATED_HOPS = 2
 RELATED_FIRST = 50
@@ -70,15 +71,37 @@ RETURN count(r) AS relations, sum(size(keys(r))) AS properties
 """
 """Touches every relation and its properties once, so the page cache holds them."""
 
-# The same traversals without Engram: relationships that carry a claim, no visibility predicate,
-# no evidence, one query each, under the same bounds as Engram's (relations per hop).
-RAW_RELATED: LiteralString = """
-MATCH (a:Entity {id: $id})-[r1]-(b:Entity)-[r2]-(c:Entity)
-WHERE r1.claimId IS NOT NULL AND r2.claimId IS NOT NULL
-RETURN b.id AS near, c.id AS far, type(r1) AS type1, properties(r1) AS props1,
-       type(r2) AS type2, properties(r2) AS props2
-LIMIT $limit
+
+def _two_hops(
+    predicate_a: LiteralString, predicate_1: LiteralString, predicate_2: LiteralString
+) -> LiteralString:
+    return (
+        """
+MATCH (a:Entity {id: $id})
+WHERE """
+        + predicate_a
+        + """
+MATCH (a)-[r1]-(b:Entity)
+WHERE r1.claimId IS NOT NULL"""
+        + predicate_1
+        + """
+WITH b, collect({source: startNode(r1).id, target: endNode(r1).id, type: type(r1),
+                 props: properties(r1)}) AS via
+LIMIT $first
+OPTIONAL MATCH (b)-[r2]-(c:Entity)
+WHERE r2.claimId IS NOT NULL"""
+        + predicate_2
+        + """
+RETURN b.id AS near, via,
+       collect({source: startNode(r2).id, target: endNode(r2).id, type: type(r2),
+                props: properties(r2)})[..$limit] AS next
 """
+    )
+
+
+# The same traversals without Engram, one query each: relations that carry a claim, no
+# visibility predicate, no evidence, under Engram's bounds (`first` entities reached at hop 1).
+RAW_RELATED: LiteralString = _two_hops("true", "", "")
 
 RAW_EXPLAIN: LiteralString = """
 MATCH (a:Entity {id: $fromId})
@@ -89,6 +112,16 @@ RETURN [x IN nodes(p) | x.id] AS nodes,
        [r IN rels | {type: type(r), props: properties(r)}] AS steps
 LIMIT $first
 """
+
+# One query each with Engram's visibility predicate on every hop and entity (Engram's own path
+# query for explain), still without evidence and round trips: splits Engram/raw into the
+# predicate's cost (visible/raw) and the rest (engram/visible).
+VISIBLE_RELATED: LiteralString = _two_hops(
+    visible("a"),
+    " AND " + visible("r1") + " AND " + visible("b"),
+    " AND " + visible("r2") + " AND " + visible("c"),
+)
+VISIBLE_EXPLAIN: LiteralString = traverse.EXPLAIN[3]
 
 GQL_RELATED = """
 query Related($space: String!, $id: ID!, $asOf: DateTime!, $hops: Int!, $first: Int!) {
@@ -121,7 +154,7 @@ query Explain($space: String!, $from: ID!, $to: ID!, $asOf: DateTime!, $hops: In
 }
 """
 
-VARIANTS = ("engram", "graphql", "raw")
+VARIANTS = ("engram", "graphql", "visible", "raw")
 QUERIES = ("related", "explain")
 
 
@@ -192,13 +225,16 @@ class Runner:
 
     def call(self, sample: Sample, variant: str) -> Callable[[], Awaitable[Call]]:
         view = self.views[sample.as_of]
+        a, b = sample.ids[0], sample.ids[-1]
         return {
-            ("related", "engram"): lambda: self.engram_related(view, sample.ids[0]),
-            ("related", "graphql"): lambda: self.graphql_related(view, sample.ids[0]),
-            ("related", "raw"): lambda: self.raw_related(sample.ids[0]),
-            ("explain", "engram"): lambda: self.engram_explain(view, *sample.ids),
-            ("explain", "graphql"): lambda: self.graphql_explain(view, *sample.ids),
-            ("explain", "raw"): lambda: self.raw_explain(*sample.ids),
+            ("related", "engram"): lambda: self.engram_related(view, a),
+            ("related", "graphql"): lambda: self.graphql_related(view, a),
+            ("related", "visible"): lambda: self.cypher_related(a, view),
+            ("related", "raw"): lambda: self.cypher_related(a, None),
+            ("explain", "engram"): lambda: self.engram_explain(view, a, b),
+            ("explain", "graphql"): lambda: self.graphql_explain(view, a, b),
+            ("explain", "visible"): lambda: self.cypher_explain(a, b, view),
+            ("explain", "raw"): lambda: self.cypher_explain(a, b, None),
         }[(sample.query, variant)]
 
     async def engram_related(self, view: View, entity_id: str) -> Call:
@@ -250,15 +286,37 @@ class Runner:
         )
         return Call(len(data["explainRelation"]["paths"]), queries)
 
-    async def raw_related(self, entity_id: str) -> Call:
-        # Engram reads at most 4 × first relations per hop, two hops.
-        rows = await self.graph.read(
-            RAW_RELATED, id=entity_id, limit=2 * 4 * RELATED_FIRST + 1
-        )
-        return Call(len({(r["near"], r["far"], r["type2"]) for r in rows}), 1)
+    async def cypher_related(self, entity_id: str, view: View | None) -> Call:
+        """One query; with the visibility predicate when a view is given."""
+        if view is None:
+            rows = await self.graph.read(
+                RAW_RELATED, id=entity_id, first=RELATED_FIRST, limit=4 * RELATED_FIRST
+            )
+        else:
+            rows = await self.graph.read(
+                VISIBLE_RELATED,
+                **view.params(),
+                id=entity_id,
+                first=RELATED_FIRST,
+                limit=4 * RELATED_FIRST,
+            )
+        relations = {
+            (r["source"], r["target"], r["type"])
+            for row in rows
+            for r in [*row["via"], *row["next"]]
+            if r["type"] is not None
+        }
+        return Call(len(relations), 1)
 
-    async def raw_explain(self, from_id: str, to_id: str) -> Call:
-        rows = await self.graph.read(RAW_EXPLAIN, fromId=from_id, toId=to_id, first=EXPLAIN_FIRST)
+    async def cypher_explain(self, from_id: str, to_id: str, view: View | None) -> Call:
+        if view is None:
+            rows = await self.graph.read(
+                RAW_EXPLAIN, fromId=from_id, toId=to_id, first=EXPLAIN_FIRST
+            )
+        else:
+            rows = await self.graph.read(
+                VISIBLE_EXPLAIN, **view.params(), fromId=from_id, toId=to_id, first=EXPLAIN_FIRST
+            )
         return Call(len(rows), 1)
 
 
@@ -328,12 +386,7 @@ async def run_bench(
             + f"; warmed {warm[0]['relations']:,} relations"
         )
         runner = Runner(graph, views, gql)
-        warm_ups = [
-            Sample(q, at, s.ids)
-            for q in QUERIES
-            for at in as_of
-            for s in rng.sample([s for s in samples_list if s.query == q], warm_up)
-        ]
+        warm_ups = rng.sample(samples_list, min(len(samples_list), warm_up * len(as_of) * 2))
         rng.shuffle(samples_list)
         with progress_bar(console) as progress:
             task = progress.add_task("warm-up", total=len(warm_ups) + len(samples_list))
@@ -344,7 +397,8 @@ async def run_bench(
             progress.update(task, description="measure")
             for index, sample in enumerate(samples_list):
                 # Rotate which variant goes first, so none always meets a warmer cache.
-                order = VARIANTS[index % 3 :] + VARIANTS[: index % 3]
+                turn = index % len(VARIANTS)
+                order = VARIANTS[turn:] + VARIANTS[:turn]
                 for variant in order:
                     call = runner.call(sample, variant)
                     began = time.perf_counter()
@@ -358,9 +412,7 @@ async def run_bench(
     console.print(f"total {time.perf_counter() - started:.0f} s")
 
 
-async def print_plans(
-    console: Console, graph: Graph, view: View, samples: list[Sample]
-) -> None:
+async def print_plans(console: Console, graph: Graph, view: View, samples: list[Sample]) -> None:
     """The operators of each traversal query's plan (EXPLAIN), flagging full scans."""
     pair = next(s for s in samples if s.query == "explain")
     start = next(s for s in samples if s.query == "related")
@@ -375,7 +427,16 @@ async def print_plans(
             traverse.EXPLAIN[EXPLAIN_HOPS],
             {**view.params(), "fromId": pair.ids[0], "toId": pair.ids[1], "first": EXPLAIN_FIRST},
         ),
-        ("related (raw)", RAW_RELATED, {"id": start.ids[0], "limit": 401}),
+        (
+            "related (raw)",
+            RAW_RELATED,
+            {"id": start.ids[0], "first": RELATED_FIRST, "limit": 4 * RELATED_FIRST},
+        ),
+        (
+            "related (visible)",
+            VISIBLE_RELATED,
+            {**view.params(), "id": start.ids[0], "first": RELATED_FIRST, "limit": 200},
+        ),
         (
             "explain (raw)",
             RAW_EXPLAIN,
@@ -404,12 +465,13 @@ def report(console: Console, timings: Timings, labels: list[str], samples: int) 
             "variants interleaved per sample"
         ),
         caption=(
-            "×raw: Engram (or GraphQL) percentile / raw percentile of the same samples · "
+            "x raw: percentile / raw percentile over the same samples · visible: one query with "
+            "the visibility predicate (explain: Engram's own path query), no evidence · "
             "rows: relations (related) or paths (explain) returned · "
             "raw: one Cypher query, relations with a claimId, no visibility, no evidence"
         ),
     )
-    for header in ("query", "asOf", "variant", "p50", "p95", "max", "p50 ×raw", "p95 ×raw"):
+    for header in ("query", "asOf", "variant", "p50", "p95", "max", "p50 x raw", "p95 x raw"):
         table.add_column(header, justify="right")
     table.add_column("queries/call", justify="right")
     table.add_column("rows", justify="right")
@@ -471,7 +533,7 @@ def main(
     points = [parse_as_of(v) for v in as_of or ["2020-07-01", "2023-07-01", "2026-07-01"]]
     asyncio.run(
         run_bench(
-            Console(),
+            bench_console(),
             space=space,
             as_of=points,
             samples=samples,

@@ -73,7 +73,7 @@ async def test_add_artifact_writes_an_audit_event(story: Story, blob_root: Path)
         "MATCH (a:AuditEvent {action: 'addArtifact'}) "
         "RETURN a.targetIds AS targets, a.actor AS actor, a.detail AS detail"
     )
-    assert audits == [{"targets": [artifact.id], "actor": "test", "detail": "blob:notes/a.txt"}]
+    assert audits == [{"targets": [artifact.id], "actor": "test", "detail": "blob"}]
 
 
 async def test_a_declared_hash_must_match_the_content(story: Story, blob_root: Path) -> None:

@@ -69,8 +69,8 @@ async def test_open_episode_keeps_what_it_was_given_and_writes_an_audit_event(
         id=episode.id,
     )
     assert [(a["actor"], a["detail"], a["at"].to_native()) for a in audits] == [
-        ("agent:7", "import of notes", episode.recorded_at)
-    ]
+        ("agent:7", None, episode.recorded_at)
+    ], "audit events hold ids, never content such as the title"
 
 
 async def test_an_explicit_start_time_is_kept(story: Story) -> None:
