@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import sys
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
@@ -120,12 +121,20 @@ def serve(
         if settings.dev
         else "production mode: GraphiQL and introspection are off (use --dev locally)"
     )
+    # Engram's own logs (the JSON access log among them) go to stderr, one line each;
+    # uvicorn's access log would repeat it without the principal.
+    handler = logging.StreamHandler()
+    handler.setFormatter(logging.Formatter("%(message)s"))
+    engram_log = logging.getLogger("engram")
+    engram_log.addHandler(handler)
+    engram_log.setLevel(logging.INFO)
     try:
         uvicorn.run(
             create_app(settings, target, browser_dir=browser_dir),
             host=settings.host,
             port=settings.port,
             log_level="info",
+            access_log=False,
         )
     finally:
         if target.local is not None and target.local.started_here and not keep_neo4j:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -70,6 +71,11 @@ def served(test_settings: Settings, neo4j_target: Neo4jTarget, tmp_path: Path) -
         process.terminate()
         process.wait(timeout=30)
     printed = log.read_text()
+    access = [json.loads(line) for line in printed.splitlines() if line.startswith('{"method"')]
+    assert {"method": "GET", "path": "/readyz", "status": 200} in [
+        {k: entry[k] for k in ("method", "path", "status")} for entry in access
+    ], "a structured access log line per request"
+    assert all(isinstance(entry["ms"], float | int) for entry in access)
     assert f"GraphQL  {base}/graphql" in printed
     assert f"Browser  {base}/browser/?dbms=" in printed
     assert "dev mode" in printed
