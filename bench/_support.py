@@ -8,11 +8,14 @@ from __future__ import annotations
 
 import math
 import secrets
-from collections.abc import AsyncIterator, Sequence
-from contextlib import asynccontextmanager
+import sys
+import time
+from collections.abc import AsyncIterator, Iterator, Sequence
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from typing import Any, LiteralString
 
+from neo4j import AsyncManagedTransaction
 from rich.console import Console
 from rich.progress import (
     BarColumn,
@@ -26,6 +29,7 @@ from rich.progress import (
 )
 from rich.text import Text
 
+from graph import db
 from graph.db import Graph, connect, resolve_target
 from graph.settings import get_settings
 from graph.spaces import list_spaces
@@ -141,12 +145,30 @@ async def query_plan(
     graph: Graph, query: LiteralString, params: dict[str, Any] | None = None, *, profile: bool
 ) -> list[PlanStep]:
     """The plan's operators, root first. EXPLAIN runs nothing (safe for writes); PROFILE runs the
-    query, so use it for reads only."""
+    query, so use it for reads only (or `profile_rolled_back`)."""
     prefix: LiteralString = "PROFILE " if profile else "EXPLAIN "
     async with graph.driver.session(database=graph.database) as session:
         result = await session.run(prefix + query, params or {})
         summary = await result.consume()
-    root = summary.profile if profile else summary.plan
+    return _steps(summary.profile if profile else summary.plan)
+
+
+async def profile_rolled_back(
+    graph: Graph, query: LiteralString, params: dict[str, Any]
+) -> list[PlanStep]:
+    """PROFILE a query — a write too — in a transaction that is rolled back: the plan's real
+    db hits and rows, and nothing changes."""
+    async with graph.driver.session(database=graph.database) as session:
+        tx = await session.begin_transaction()
+        try:
+            result = await tx.run("PROFILE " + query, params)
+            summary = await result.consume()
+        finally:
+            await tx.rollback()
+    return _steps(summary.profile)
+
+
+def _steps(root: dict[str, Any] | None) -> list[PlanStep]:
     steps: list[PlanStep] = []
 
     def walk(node: dict[str, Any]) -> None:
@@ -165,3 +187,34 @@ async def query_plan(
     if root:
         walk(root)
     return steps
+
+
+@contextmanager
+def timed_queries() -> Iterator[dict[str, list[float]]]:
+    """Milliseconds of every query graph/'s commands run inside their transactions, by query text,
+    while the block runs. The modules import `graph.db.run` by name, so each loaded module's
+    reference is swapped for a timing wrapper and restored after (graph/ is not changed)."""
+    original = db.run
+    times: dict[str, list[float]] = {}
+
+    async def timed(
+        tx: AsyncManagedTransaction, query: LiteralString, /, **params: Any
+    ) -> list[dict[str, Any]]:
+        began = time.perf_counter()
+        try:
+            return await original(tx, query, **params)
+        finally:
+            times.setdefault(query, []).append(1000 * (time.perf_counter() - began))
+
+    patched = [
+        module
+        for name, module in list(sys.modules.items())
+        if name.startswith("graph.") and getattr(module, "run", None) is original
+    ]
+    for module in patched:
+        setattr(module, "run", timed)  # noqa: B010 - a module attribute, swapped on purpose
+    try:
+        yield times
+    finally:
+        for module in patched:
+            setattr(module, "run", original)  # noqa: B010

@@ -31,8 +31,9 @@ import tempfile
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Annotated, LiteralString
+from typing import Annotated, Any, LiteralString
 
 import typer
 from neo4j.exceptions import CypherSyntaxError
@@ -45,8 +46,10 @@ from bench._support import (
     delete_space,
     open_graph,
     percentile,
+    profile_rolled_back,
     progress_bar,
     query_plan,
+    timed_queries,
 )
 from bench.generate import generate
 from bench.mix import END, ClaimMix, entity_counts
@@ -134,6 +137,11 @@ class Targets:
     episodes: list[str]
     raw: list[str]
     remember: list[RememberInput]
+    spare_claim: str
+    """One more target of each kind, never forgotten: the rolled-back PROFILE runs on them."""
+    spare_pair: tuple[str, str, str]
+    """(subject entity id, its key, predicate)."""
+    spare_episode: str
 
 
 @dataclass(frozen=True)
@@ -221,7 +229,8 @@ async def prepare_space(
 async def pick_targets(
     graph: Graph, space: str, space_id: str, needed: int, rng: random.Random
 ) -> Targets:
-    """`needed` targets of each kind, disjoint (see the module docstring), seeded."""
+    """`needed` targets of each kind and one spare, disjoint (see the module docstring)."""
+    needed += 1
     episodes = [row["id"] for row in await graph.read(EPISODES, spaceId=space_id)]
     if len(episodes) < needed:
         raise typer.BadParameter(f"{space!r} has {len(episodes)} episodes left; need {needed}")
@@ -274,12 +283,16 @@ async def pick_targets(
     mix = ClaimMix(rng, entity_counts(len(entity_keys)))
     mix.memory_serial = time.time_ns() // 1000  # keys never used before in a reused space
     inputs = [mix.memory(END).remember_input(said[n % len(said)].id) for n in range(needed)]
+    spare_subject, spare_predicate = chosen_pairs.pop()
     return Targets(
-        claims=claim_ids[:needed],
+        claims=claim_ids[: needed - 1],
         pairs=[(entity_keys[subject], predicate) for subject, predicate in chosen_pairs],
-        episodes=chosen_episodes,
-        raw=claim_ids[needed:],
+        episodes=chosen_episodes[:-1],
+        raw=claim_ids[needed:-1],
         remember=inputs,
+        spare_claim=claim_ids[needed - 1],
+        spare_pair=(spare_subject, entity_keys[spare_subject], spare_predicate),
+        spare_episode=chosen_episodes[-1],
     )
 
 
@@ -364,6 +377,7 @@ async def run_bench(
     drop: bool,
     max_consumed: float,
     plans: bool,
+    per_query: int,
 ) -> None:
     started = time.perf_counter()
     rng = random.Random(seed)
@@ -380,7 +394,7 @@ async def run_bench(
             max_consumed=max_consumed,
         )
         use = await space_use(graph, space_id)
-        targets = await pick_targets(graph, space, space_id, warm_up + samples, rng)
+        targets = await pick_targets(graph, space, space_id, warm_up + samples + per_query, rng)
         tombstones = (await graph.read(TOMBSTONES))[0]["n"]
         console.print(
             f"space {space!r}: {use.revisions:,} claim revisions ({use.live:,} live), "
@@ -403,6 +417,8 @@ async def run_bench(
                         if index >= warm_up:
                             timings.add(variant, ms, call)
                     progress.advance(task)
+            if per_query:
+                breakdown = await time_queries(runner, targets, warm_up + samples, per_query)
         after = await space_use(graph, space_id)
         console.print(
             f"after the run: {after.live:,} live claims, {after.erased_episodes:,}/"
@@ -410,10 +426,13 @@ async def run_bench(
         )
         if plans:
             await print_plans(console, graph)
+            await print_profiles(console, graph, space, space_id, targets)
         if drop:
             console.print(f"deleting space {space!r} …")
             await delete_space(graph, space)
     report(console, timings, samples, use.revisions)
+    if per_query:
+        report_breakdown(console, breakdown, per_query)
     console.print(f"total {time.perf_counter() - started:.0f} s")
 
 
@@ -462,6 +481,203 @@ async def print_plans(console: Console, graph: Graph) -> None:
             table.add_row(name, step.operator, step.details, profiled)
     console.print(table)
     console.print(f"{checked} queries explained")
+
+
+async def forget_cases(
+    graph: Graph, space: str, space_id: str, targets: Targets
+) -> list[tuple[str, str, LiteralString, dict[str, Any]]]:
+    """(selector kind, name, query, params): forget's queries with the parameters forget would
+    pass for the spare targets (read first, as forget would, to get the ids)."""
+    now = datetime.now(UTC)
+    subject_id, subject_key, predicate = targets.spare_pair
+    of_key = await graph.read(
+        selectors.ROWS_OF_KEY_OF_CLAIM, id=targets.spare_claim, spaceId=space_id
+    )
+    of_pair = await graph.read(
+        selectors.CLAIMS_OF_SUBJECT_PREDICATE,
+        subjectId=subject_id,
+        predicate=predicate,
+        spaceId=space_id,
+    )
+    observed = await graph.read(selectors.OBSERVATIONS_OF_EPISODE, id=targets.spare_episode)
+    observations = sorted(observed[0]["ids"])
+    citing = await graph.read(forgetting.CLAIMS_CITING_OBSERVATIONS, ids=observations)
+    citing_ids = sorted(row["id"] for row in citing)
+    citing_keys = await graph.read(
+        "UNWIND $ids AS id MATCH (c:Claim {id: id}) RETURN c.key AS key", ids=citing_ids
+    )
+    space_params = {"spaceId": space_id}
+    cases: list[tuple[str, str, LiteralString, dict[str, Any]]] = [
+        ("all", "writing.TICK_NOW", writing.TICK_NOW, {}),
+        ("all", "writing.WRITABLE_SPACE", writing.WRITABLE_SPACE, {"space": space}),
+        ("all", "holds.ACTIVE_HOLDS", holds.ACTIVE_HOLDS, space_params),
+        ("all", "forget.SPACE_SALT", forgetting.SPACE_SALT, {**space_params, "fresh": "x"}),
+        (
+            "all",
+            "forget.CREATE_TOMBSTONE",
+            forgetting.CREATE_TOMBSTONE,
+            {"props": {"id": "bench-profile", "spaceId": space_id}, "now": now},
+        ),
+        (
+            "all",
+            "audit.CREATE_AUDIT_EVENTS",
+            audit.CREATE_AUDIT_EVENTS,
+            {"events": [{"id": "bench-profile"}], "now": now, **space_params, "actor": ACTOR},
+        ),
+        ("all", "forget.PENDING_BLOBS", forgetting.PENDING_BLOBS, {}),
+    ]
+    for kind, ids in (("claim", of_key[0]["ids"]), ("subject+predicate", of_pair[0]["ids"])):
+        cases += [
+            (kind, "forget.EXCLUSIVE_EVIDENCE", forgetting.EXCLUSIVE_EVIDENCE, {"ids": ids}),
+            (
+                kind,
+                "forget.DELETE_RELATIONS_OF_CLAIMS",
+                forgetting.DELETE_RELATIONS_OF_CLAIMS,
+                {"ids": ids},
+            ),
+            (kind, "forget.ERASE_CLAIMS", forgetting.ERASE_CLAIMS, {"ids": ids, "now": now}),
+        ]
+    cases += [
+        (
+            "claim",
+            "selectors.ROWS_OF_KEY_OF_CLAIM",
+            selectors.ROWS_OF_KEY_OF_CLAIM,
+            {"id": targets.spare_claim, **space_params},
+        ),
+        (
+            "subject+predicate",
+            "entities.ENTITIES_BY_KEY",
+            entities.ENTITIES_BY_KEY,
+            {"keys": [subject_key], **space_params, "now": now},
+        ),
+        (
+            "subject+predicate",
+            "selectors.CLAIMS_OF_SUBJECT_PREDICATE",
+            selectors.CLAIMS_OF_SUBJECT_PREDICATE,
+            {"subjectId": subject_id, "predicate": predicate, **space_params},
+        ),
+        (
+            "episode",
+            "selectors.ONE_NODE[EPISODE]",
+            selectors.ONE_NODE["EPISODE"],
+            {"id": targets.spare_episode, **space_params},
+        ),
+        (
+            "episode",
+            "selectors.OBSERVATIONS_OF_EPISODE",
+            selectors.OBSERVATIONS_OF_EPISODE,
+            {"id": targets.spare_episode},
+        ),
+        (
+            "episode",
+            "forget.CLAIMS_CITING_OBSERVATIONS",
+            forgetting.CLAIMS_CITING_OBSERVATIONS,
+            {"ids": observations},
+        ),
+        (
+            "episode",
+            "forget.OBSERVATION_TEXTS",
+            forgetting.OBSERVATION_TEXTS,
+            {"ids": observations},
+        ),
+        (
+            "episode",
+            "forget.ERASE_OBSERVATIONS",
+            forgetting.ERASE_OBSERVATIONS,
+            {"ids": observations, "now": now},
+        ),
+        (
+            "episode",
+            "forget.ERASE_EPISODES",
+            forgetting.ERASE_EPISODES,
+            {"ids": [targets.spare_episode], "now": now},
+        ),
+        ("episode", "forget.CLAIM_ROWS", forgetting.CLAIM_ROWS, {"ids": citing_ids}),
+        (
+            "episode",
+            "revisions.LOAD_KEY_STATES",
+            revisions.LOAD_KEY_STATES,
+            {"keys": [row["key"] for row in citing_keys], **space_params},
+        ),
+    ]
+    return cases
+
+
+async def print_profiles(
+    console: Console, graph: Graph, space: str, space_id: str, targets: Targets
+) -> None:
+    """PROFILE forget's queries on the spare targets, each in a rolled-back transaction."""
+    table = Table(
+        title="forget's queries on one spare target per kind: PROFILE, rolled back",
+        caption="costliest: the operator with the most db hits",
+    )
+    for header in ("selector", "query", "db hits", "rows", "costliest operator", "scans"):
+        table.add_column(header, justify="right" if header in ("db hits", "rows") else "left")
+    for kind, name, query, params in await forget_cases(graph, space, space_id, targets):
+        steps = await profile_rolled_back(graph, query, params)
+        costliest = max(steps, key=lambda s: s.db_hits or 0)
+        scans = ", ".join(s.operator for s in steps if s.operator in SCAN_OPERATORS)
+        details = " ".join(costliest.details.split())
+        table.add_row(
+            kind,
+            name,
+            f"{sum(s.db_hits or 0 for s in steps):,}",
+            f"{steps[0].rows or 0:,}",
+            f"{costliest.operator} ({costliest.db_hits or 0:,}) {details[:50]}",
+            f"[red]{scans}[/red]" if scans else "",
+        )
+    console.print(table)
+
+
+@dataclass
+class Breakdown:
+    """Per selector kind: total ms per forget, and ms per query text inside its transaction."""
+
+    totals: dict[str, list[float]] = field(default_factory=dict)
+    queries: dict[str, dict[str, list[float]]] = field(default_factory=dict)
+
+
+async def time_queries(runner: Runner, targets: Targets, first: int, rounds: int) -> Breakdown:
+    """`rounds` more forgets of each kind with every query timed (after the measured rounds, so
+    the wrapper's overhead does not touch them)."""
+    breakdown = Breakdown()
+    for kind in FORGETS:
+        with timed_queries() as times:
+            for index in range(first, first + rounds):
+                began = time.perf_counter()
+                await runner.calls(targets, index)[kind]()
+                breakdown.totals.setdefault(kind, []).append(1000 * (time.perf_counter() - began))
+        breakdown.queries[kind] = times
+    return breakdown
+
+
+def report_breakdown(console: Console, breakdown: Breakdown, rounds: int) -> None:
+    names = {query: name for name, query in forget_path_queries()}
+    table = Table(
+        title=f"inside forget: ms per query over {rounds} more forgets of each kind",
+        caption=(
+            "per forget: the query's total ms / forgets · rest: mean forget minus the queries "
+            "(commit, sessions, Python) · forget.PENDING_BLOBS: purge_blobs' read after commit"
+        ),
+    )
+    for header in ("selector", "query", "median ms per run", "runs/forget", "ms per forget"):
+        table.add_column(header, justify="left" if header in ("selector", "query") else "right")
+    for kind in FORGETS:
+        times = breakdown.queries[kind]
+        ordered = sorted(times.items(), key=lambda item: -sum(item[1]))
+        for number, (query, ms) in enumerate(ordered):
+            table.add_row(
+                kind if number == 0 else "",
+                names.get(query, " ".join(query.split())[:48]),
+                f"{statistics.median(ms):.1f}",
+                f"{len(ms) / rounds:.1f}",
+                f"{sum(ms) / rounds:.1f}",
+            )
+        total = statistics.mean(breakdown.totals[kind])
+        queries = sum(sum(ms) for ms in times.values()) / rounds
+        table.add_row("", "rest", "", "", f"{total - queries:.1f}")
+        table.add_row("", "[bold]forget (mean)[/bold]", "", "", f"{total:.1f}", end_section=True)
+    console.print(table)
 
 
 def report(console: Console, timings: Timings, samples: int, revisions: int) -> None:
@@ -535,6 +751,9 @@ def main(
         float, typer.Option(min=0.01, max=1.0, help="Reuse the space while less is used up.")
     ] = 0.3,
     plans: Annotated[bool, typer.Option(help="EXPLAIN forget's queries, list scans.")] = True,
+    per_query: Annotated[
+        int, typer.Option(min=0, help="More forgets per kind with each query timed (0: none).")
+    ] = 20,
     space_prefix: Annotated[
         str, typer.Option(help="Forget spaces are named <prefix><n>; must start with 'bench'.")
     ] = PREFIX,
@@ -555,6 +774,7 @@ def main(
             drop=drop,
             max_consumed=max_consumed,
             plans=plans,
+            per_query=per_query,
         )
     )
 
