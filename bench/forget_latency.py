@@ -503,13 +503,9 @@ async def forget_cases(
     observations = sorted(observed[0]["ids"])
     citing = await graph.read(forgetting.CLAIMS_CITING_OBSERVATIONS, ids=observations)
     citing_ids = sorted(row["id"] for row in citing)
-    citing_keys = await graph.read(
-        "UNWIND $ids AS id MATCH (c:Claim {id: id}) RETURN c.key AS key", ids=citing_ids
-    )
     space_params = {"spaceId": space_id}
     cases: list[tuple[str, str, LiteralString, dict[str, Any]]] = [
-        ("all", "writing.TICK_NOW", writing.TICK_NOW, {}),
-        ("all", "writing.WRITABLE_SPACE", writing.WRITABLE_SPACE, {"space": space}),
+        ("all", "writing.TICK_IN_SPACE", writing.TICK_IN_SPACE, {"space": space}),
         ("all", "holds.ACTIVE_HOLDS", holds.ACTIVE_HOLDS, space_params),
         ("all", "forget.SPACE_SALT", forgetting.SPACE_SALT, {**space_params, "fresh": "x"}),
         (
@@ -529,12 +525,6 @@ async def forget_cases(
     for kind, ids in (("claim", of_key[0]["ids"]), ("subject+predicate", of_pair[0]["ids"])):
         cases += [
             (kind, "forget.EXCLUSIVE_EVIDENCE", forgetting.EXCLUSIVE_EVIDENCE, {"ids": ids}),
-            (
-                kind,
-                "forget.DELETE_RELATIONS_OF_CLAIMS",
-                forgetting.DELETE_RELATIONS_OF_CLAIMS,
-                {"ids": ids},
-            ),
             (kind, "forget.ERASE_CLAIMS", forgetting.ERASE_CLAIMS, {"ids": ids, "now": now}),
         ]
     cases += [
@@ -592,12 +582,17 @@ async def forget_cases(
             forgetting.ERASE_EPISODES,
             {"ids": [targets.spare_episode], "now": now},
         ),
-        ("episode", "forget.CLAIM_ROWS", forgetting.CLAIM_ROWS, {"ids": citing_ids}),
         (
             "episode",
-            "revisions.LOAD_KEY_STATES",
-            revisions.LOAD_KEY_STATES,
-            {"keys": [row["key"] for row in citing_keys], **space_params},
+            "forget.CASCADE",
+            forgetting.CASCADE,
+            {
+                "ids": citing_ids,
+                **space_params,
+                "now": now,
+                "reason": forgetting.CASCADE_REASON,
+                "actor": ACTOR,
+            },
         ),
     ]
     return cases

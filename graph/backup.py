@@ -127,6 +127,7 @@ RETURN t.id AS id
 INSERT_TOMBSTONE: LiteralString = """
 CREATE (t:Tombstone)
 SET t = $props
+FOREACH (_ IN CASE WHEN t.pendingBlobs IS NULL THEN [] ELSE [1] END | SET t:PendingBlobs)
 """
 
 IDS_BY_LABEL: LiteralString = """
@@ -143,7 +144,7 @@ RETURN id, kind
 
 MARK_SPACE_PURGE: LiteralString = """
 MATCH (t:Tombstone {id: $id})
-SET t.pendingSpacePurge = true
+SET t.pendingSpacePurge = true, t:PendingSpacePurge
 """
 
 SPACE_BY_ID: LiteralString = """

@@ -37,8 +37,6 @@ from pydantic import BaseModel, ConfigDict, Field
 from graph.audit import AuditLog, check_idempotency_key, find_replays, request_hash
 from graph.db import Graph, run
 from graph.holds import check_holds
-from graph.model import ClaimStatus
-from graph.revisions import WritePlan, interval_of, load_key_states
 from graph.selectors import Selection, Selector, SelectorKind, fingerprint, select
 from graph.writing import WriteContext, begin_write, new_id
 
@@ -73,18 +71,16 @@ MATCH (a:Artifact {id: id})
 RETURN a.content AS text, a.storage AS storage, a.locator AS locator
 """
 
-DELETE_RELATIONS_OF_CLAIMS: LiteralString = """
-UNWIND $ids AS id
-MATCH (c:Claim {id: id})
-WHERE c.objectId IS NOT NULL
-MATCH (:Entity {id: c.subjectId})-[r]->(:Entity {id: c.objectId})
-WHERE r.claimId = c.id
-DELETE r
-"""
-
 ERASE_CLAIMS: LiteralString = """
 UNWIND $ids AS id
 MATCH (c:Claim {id: id})
+CALL (c) {
+  WITH c WHERE c.objectId IS NOT NULL
+  MATCH (:Entity {id: c.subjectId})-[relation]->(:Entity {id: c.objectId})
+  WHERE relation.claimId = c.id
+  DELETE relation
+}
+WITH c
 OPTIONAL MATCH (c)-[r]-()
 DELETE r
 WITH DISTINCT c
@@ -150,11 +146,14 @@ REMOVE s.description, s.forgetSalt
 CREATE_TOMBSTONE: LiteralString = """
 CREATE (t:Tombstone)
 SET t = $props, t.at = $now, t.watermark = $now
+FOREACH (_ IN CASE WHEN t.pendingBlobs IS NULL THEN [] ELSE [1] END | SET t:PendingBlobs)
+FOREACH (_ IN CASE WHEN t.pendingSpacePurge IS NULL THEN [] ELSE [1] END |
+  SET t:PendingSpacePurge)
 """
 
+# The outbox: tombstones labelled while work remains, so draining it never scans the ledger.
 PENDING_BLOBS: LiteralString = """
-MATCH (t:Tombstone)
-WHERE t.pendingBlobs IS NOT NULL
+MATCH (t:PendingBlobs)
 RETURN t.id AS id, t.pendingBlobs AS blobs
 """
 
@@ -166,13 +165,12 @@ RETURN count(a) AS n
 
 BLOBS_PURGED: LiteralString = """
 MATCH (t:Tombstone {id: $id})
-REMOVE t.pendingBlobs
+REMOVE t.pendingBlobs, t:PendingBlobs
 SET t.blobsPurgedAt = datetime()
 """
 
 PENDING_SPACE_PURGES: LiteralString = """
-MATCH (t:Tombstone)
-WHERE t.pendingSpacePurge = true
+MATCH (t:PendingSpacePurge)
 RETURN t.id AS id, t.spaceId AS spaceId
 """
 
@@ -184,7 +182,7 @@ CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 2000 ROWS
 
 SPACE_PURGED: LiteralString = """
 MATCH (t:Tombstone {id: $id})
-REMOVE t.pendingSpacePurge
+REMOVE t.pendingSpacePurge, t:PendingSpacePurge
 SET t.spacePurgedAt = datetime()
 """
 
@@ -208,6 +206,8 @@ class ForgetReceipt:
     """Claims that lost their only evidence and became non-active."""
     whole_space: bool = False
     replayed: bool = False
+    blob_files: int = 0
+    """Blob files the outbox is to delete after commit."""
 
     def as_result(self) -> dict[str, Any]:
         return {
@@ -235,7 +235,8 @@ async def forget(
         return await forget_in(ctx, request)
 
     receipt = await graph.write_tx(work)
-    await purge_blobs(graph, blob_root)
+    if receipt.blob_files:
+        await purge_blobs(graph, blob_root)
     if receipt.whole_space:
         await purge_spaces(graph)
     return receipt
@@ -275,6 +276,7 @@ async def forget_in(ctx: WriteContext, request: ForgetInput) -> ForgetReceipt:
         erased=selection.counts(),
         made_inactive=len(erasure.made_inactive),
         whole_space=selection.whole_space,
+        blob_files=len(erasure.blobs),
     )
     audit = AuditLog()
     audit.add(
@@ -331,9 +333,6 @@ async def erase(ctx: WriteContext, selection: Selection) -> Erasure:
     if selection.whole_space:
         await run(ctx.tx, CLOSE_SPACE, spaceId=ctx.space_id, now=ctx.now)
         return erasure
-    salt = (await run(ctx.tx, SPACE_SALT, spaceId=ctx.space_id, fresh=secrets.token_hex(32)))[0][
-        "salt"
-    ]
     if selection.claims:
         # Source material that only ever supported what is forgotten goes with it: a forgotten
         # fact must not live on verbatim in the message it was taken from.
@@ -347,18 +346,18 @@ async def erase(ctx: WriteContext, selection: Selection) -> Erasure:
     ):
         if ids:
             citing |= {row["id"] for row in await run(ctx.tx, query, ids=sorted(ids))}
+    texts: list[str] = []
     if selection.observations:
         for row in await run(ctx.tx, OBSERVATION_TEXTS, ids=sorted(selection.observations)):
-            erasure.fingerprints.add(content_fingerprint(salt, row["text"]))
+            texts.append(row["text"])
     if selection.artifacts:
         for row in await run(ctx.tx, ARTIFACT_CONTENT, ids=sorted(selection.artifacts)):
             if row["text"] is not None:
-                erasure.fingerprints.add(content_fingerprint(salt, row["text"]))
+                texts.append(row["text"])
             if row["storage"] == "blob" and row["locator"]:
                 erasure.blobs.add(str(row["locator"]).removeprefix("blob:"))
     claims = sorted(selection.claims)
     if claims:
-        await run(ctx.tx, DELETE_RELATIONS_OF_CLAIMS, ids=claims)
         await run(ctx.tx, ERASE_CLAIMS, ids=claims, now=ctx.now)
     if selection.observations:
         await run(ctx.tx, ERASE_OBSERVATIONS, ids=sorted(selection.observations), now=ctx.now)
@@ -368,11 +367,29 @@ async def erase(ctx: WriteContext, selection: Selection) -> Erasure:
         await run(ctx.tx, ERASE_ENTITIES, ids=sorted(selection.entities), now=ctx.now)
     if selection.episodes:
         await run(ctx.tx, ERASE_EPISODES, ids=sorted(selection.episodes), now=ctx.now)
-    erasure.made_inactive = await _cascade(ctx, citing - selection.claims)
+    if texts:
+        fresh = secrets.token_hex(32)
+        [row] = await run(ctx.tx, SPACE_SALT, spaceId=ctx.space_id, fresh=fresh)
+        erasure.fingerprints = {content_fingerprint(row["salt"], text) for text in texts}
+    candidates = sorted(citing - selection.claims)
+    if candidates:
+        rows = await run(
+            ctx.tx,
+            CASCADE,
+            ids=candidates,
+            spaceId=ctx.space_id,
+            now=ctx.now,
+            reason=CASCADE_REASON,
+            actor=ctx.actor,
+        )
+        erasure.made_inactive = [row["id"] for row in rows]
     return erasure
 
 
-CLAIM_ROWS: LiteralString = """
+# Claims left without unerased support become non-active: each gets a retracted revision
+# (the next revision number of its key; pieces of one key are numbered in turn), done on the
+# server so a large cascade does not travel to Python and back.
+CASCADE: LiteralString = """
 UNWIND $ids AS id
 MATCH (c:Claim {id: id})
 WHERE c.supersededAt IS NULL AND c.erasedAt IS NULL AND c.status IN ['active', 'disputed']
@@ -380,33 +397,31 @@ WHERE c.supersededAt IS NULL AND c.erasedAt IS NULL AND c.status IN ['active', '
     MATCH (c)-[:SUPPORTED_BY]->(t)
     WHERE t.erasedAt IS NULL
   }
-RETURN c.key AS key, c.id AS id
+WITH c.key AS key, collect(c) AS orphans
+CALL (key) {
+  MATCH (row:Claim {spaceId: $spaceId, key: key})
+  RETURN max(row.revision) AS head
+}
+UNWIND range(0, size(orphans) - 1) AS i
+WITH orphans[i] AS old, head + i + 1 AS revision
+SET old.supersededAt = $now
+WITH old, revision
+CALL (old) {
+  WITH old WHERE old.objectId IS NOT NULL
+  MATCH (:Entity {id: old.subjectId})-[relation]->(:Entity {id: old.objectId})
+  WHERE relation.claimId = old.id AND relation.supersededAt IS NULL
+  SET relation.supersededAt = $now
+}
+CREATE (new:Claim)
+SET new = old {.*, id: randomUUID(), revision: revision, status: 'retracted', reason: $reason,
+               actor: $actor, recordedAt: $now, supersededAt: null}
+CREATE (new)-[:REVISES {recordedAt: $now}]->(old)
+WITH new
+OPTIONAL MATCH (subject:Entity {id: new.subjectId})
+FOREACH (_ IN CASE WHEN subject IS NULL THEN [] ELSE [1] END |
+  CREATE (new)-[:ABOUT {recordedAt: $now}]->(subject))
+RETURN new.id AS id
 """
-
-
-async def _cascade(ctx: WriteContext, candidates: set[str]) -> list[str]:
-    """Claims left without unerased support become non-active (a retracted revision)."""
-    if not candidates:
-        return []
-    orphans = await run(ctx.tx, CLAIM_ROWS, ids=sorted(candidates))
-    if not orphans:
-        return []
-    states = await load_key_states(ctx, [row["key"] for row in orphans])
-    plan = WritePlan()
-    for row in orphans:
-        state = states[row["key"]]
-        old = next(r for r in state.current if r["id"] == row["id"])
-        plan.supersede(ctx, old, state)
-        plan.restate(
-            ctx,
-            old,
-            state,
-            interval_of(old),
-            status=ClaimStatus.RETRACTED,
-            reason=CASCADE_REASON,
-        )
-    await plan.write(ctx)
-    return [str(row["id"]) for row in orphans]
 
 
 async def purge_blobs(graph: Graph, blob_root: Path) -> int:

@@ -22,11 +22,14 @@ from graph.timeutil import to_native
 
 TICK_NOW: LiteralString = TICK + "RETURN now"
 
-WRITABLE_SPACE: LiteralString = """
-MATCH (s:Space {name: $space})
+TICK_IN_SPACE: LiteralString = (
+    TICK
+    + """
+OPTIONAL MATCH (s:Space {name: $space})
 WHERE s.erasedAt IS NULL
-RETURN s.id AS id
+RETURN now, s.id AS id
 """
+)
 
 
 @dataclass(frozen=True)
@@ -42,11 +45,10 @@ class WriteContext:
 
 async def begin_write(tx: AsyncManagedTransaction, space: str, actor: str) -> WriteContext:
     """Tick the clock (serialising writers), then find the space; NOT_FOUND if it is gone."""
-    now = to_native((await run(tx, TICK_NOW))[0]["now"])
-    rows = await run(tx, WRITABLE_SPACE, space=space)
-    if not rows:
+    [row] = await run(tx, TICK_IN_SPACE, space=space)
+    if row["id"] is None:
         raise NotFound(f"no space named {space!r}", field="space")
-    return WriteContext(tx, now, rows[0]["id"], space, actor)
+    return WriteContext(tx, to_native(row["now"]), row["id"], space, actor)
 
 
 def new_id() -> str:
