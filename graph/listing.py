@@ -71,6 +71,26 @@ RETURN properties(c) AS claim
 """
 )
 
+CLAIMS_WITH_EVIDENCE: LiteralString = (
+    """
+UNWIND $ids AS id
+MATCH (c:Claim {id: id})
+WHERE """
+    + in_history("c")
+    + """
+OPTIONAL MATCH (c)-[e:SUPPORTED_BY|CONTRADICTED_BY|CORRECTED_BY]->(t)
+WHERE """
+    + visible("e")
+    + " AND "
+    + visible("t")
+    + """
+RETURN properties(c) AS claim,
+       collect(CASE WHEN t IS NULL THEN NULL ELSE """
+    + EVIDENCE_PROJECTION
+    + """ END) AS evidence
+"""
+)
+
 TIMELINE_CLAIMS: LiteralString = (
     """
 MATCH (c:Claim {spaceId: $spaceId})
@@ -179,6 +199,23 @@ async def claims_by_ids(graph: Graph, view: View, claim_ids: list[str]) -> list[
     return [found.get(claim_id) for claim_id in claim_ids]
 
 
+async def claims_with_evidence(
+    graph: Graph, view: View, claim_ids: list[str]
+) -> tuple[dict[str, Claim], dict[str, list[EvidenceLink]]]:
+    """Claim revisions by id (as kept in history at `knownAt`) and the evidence visible in
+    `view` of each, in one query."""
+    if not claim_ids:
+        return {}, {}
+    rows = await graph.read(CLAIMS_WITH_EVIDENCE, **view.params(), ids=sorted(set(claim_ids)))
+    claims: dict[str, Claim] = {}
+    evidence: dict[str, list[EvidenceLink]] = {}
+    for row in rows:
+        claim = claim_record(row["claim"], row["evidence"])
+        claims[claim.id] = claim
+        evidence[claim.id] = list(claim.evidence)
+    return claims, evidence
+
+
 @dataclass(frozen=True)
 class Timeline:
     claims: list[Claim] = field(default_factory=list)
@@ -205,6 +242,7 @@ __all__ = [
     "Timeline",
     "check_first",
     "claims_by_ids",
+    "claims_with_evidence",
     "evidence_of",
     "list_claims",
     "timeline",

@@ -19,7 +19,7 @@ from typing import Any, LiteralString
 
 from graph.db import Graph
 from graph.errors import ValidationFailed
-from graph.listing import claims_by_ids, evidence_of
+from graph.listing import claims_with_evidence
 from graph.memory_types import PREDICATE
 from graph.model import Claim, EvidenceLink
 from graph.timeutil import to_native, to_native_or_none
@@ -255,21 +255,21 @@ async def explain_relation(
     check_explain(max_hops, first)
     if from_id == to_id:
         raise ValidationFailed("a relation is explained between two different entities")
-    for entity_id in (from_id, to_id):
-        if not await graph.read(START, **view.params(), id=entity_id):
-            return Explanation([], f"entity {entity_id} is not visible in this view")
     rows = await graph.read(
         EXPLAIN[max_hops], **view.params(), fromId=from_id, toId=to_id, first=first
     )
     if not rows:
+        # Only now is it worth asking why: an endpoint outside the view, or no short path.
+        for entity_id in (from_id, to_id):
+            if not await graph.read(START, **view.params(), id=entity_id):
+                return Explanation([], f"entity {entity_id} is not visible in this view")
         return Explanation(
             [], f"no visible path of at most {max_hops} hops in this asOf/knownAt view"
         )
     claim_ids = sorted(
         {s["props"]["claimId"] for row in rows for s in row["steps"] if s["props"].get("claimId")}
     )
-    claims = dict(zip(claim_ids, await claims_by_ids(graph, view, claim_ids), strict=True))
-    evidence = dict(zip(claim_ids, await evidence_of(graph, view, claim_ids), strict=True))
+    claims, evidence = await claims_with_evidence(graph, view, claim_ids)
     paths = []
     for row in rows:
         steps = []
