@@ -174,11 +174,20 @@ MATCH (t:PendingSpacePurge)
 RETURN t.id AS id, t.spaceId AS spaceId
 """
 
-PURGE_SPACE_NODES: LiteralString = """
-MATCH (n)
-WHERE n.spaceId = $spaceId AND NOT n:Tombstone AND NOT n:AuditEvent AND NOT n:Space
+# One label at a time, so each sweep is anchored on a label (and its spaceId index) instead of
+# scanning every node of every space; audit events and tombstones of the space stay.
+_PURGE: LiteralString = """
+WHERE n.spaceId = $spaceId
 CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 2000 ROWS
 """
+PURGE_SPACE_NODES: tuple[LiteralString, ...] = (
+    "MATCH (n:Claim)" + _PURGE,
+    "MATCH (n:Observation)" + _PURGE,
+    "MATCH (n:Episode)" + _PURGE,
+    "MATCH (n:Artifact)" + _PURGE,
+    "MATCH (n:Entity)" + _PURGE,
+    "MATCH (n:LegalHold)" + _PURGE,
+)
 
 SPACE_PURGED: LiteralString = """
 MATCH (t:Tombstone {id: $id})
@@ -447,8 +456,9 @@ async def purge_spaces(graph: Graph) -> int:
     purged = 0
     for row in await graph.read(PENDING_SPACE_PURGES):
         async with graph.driver.session(database=graph.database) as session:
-            result = await session.run(PURGE_SPACE_NODES, spaceId=row["spaceId"])
-            await result.consume()
+            for purge in PURGE_SPACE_NODES:
+                result = await session.run(purge, spaceId=row["spaceId"])
+                await result.consume()
         await graph.write(SPACE_PURGED, id=row["id"])
         purged += 1
     return purged
