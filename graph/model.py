@@ -4,6 +4,7 @@ Stored in Neo4j (labels and relationship types):
 
     (:Space {id, name, description, recordedAt})
     (:Entity {id, spaceId, key, kind, canonical, privacy, recordedAt, erasedAt})
+        its names and aliases are those of its `entity:` claims, so they are bi-temporal too
     (:Claim {id, spaceId, key, revision, type, subjectId, predicate, objectId, valueJson, text,
              status, confidence, importance, privacy, pinned, reason, actor,
              validFrom, validTo, recordedAt, supersededAt, erasedAt})       one node per revision
@@ -18,9 +19,16 @@ Stored in Neo4j (labels and relationship types):
     (:Episode)-[:HAS_OBSERVATION]->(:Observation {id, spaceId, episodeId, seq, kind, role,
                content, contentHash, observedAt, privacy, recordedAt, erasedAt})
     (:Artifact {id, spaceId, storage, locator, mediaType, size, sha256, content, recordedAt})
-    (:AuditEvent {id, spaceId, action, actor, at, idempotencyKey, requestHash, outcome,
-                  targetIds, resultJson})
+    (:Claim)-[:ABOUT]->(:Entity), (:Claim)-[:DISPUTED_WITH]->(:Claim),
+    (:Episode)-[:SUPERSEDES]->(:Episode)                                    for Browser walks
+    (:AuditEvent {id, spaceId, action, actor, at, idempotencyKey (SHA-256), requestHash,
+                  outcome, targetIds, resultJson (ids only), detail (never content)})
+    (:Tombstone {id, spaceId, selectorKind, fingerprint, reason, actor, at, watermark,
+                 erasedIds, contentFingerprints (HMAC), countsJson})     the forget ledger
+    (:LegalHold {id, spaceId, selectorJson, reason, actor, recordedAt, releasedAt})
+    (:ApiKey {keyId, secretSha256, name, grants, createdAt, revokedAt})  via neomodel
     (:Clock {name: 'recorded', now})
+    (:Migration {version, name, checksum, appliedAt})
 """
 
 from __future__ import annotations
@@ -202,15 +210,6 @@ class Claim:
     @property
     def is_current(self) -> bool:
         return self.superseded_at is None
-
-
-@dataclass(frozen=True)
-class EntityName:
-    name: str
-    aliases: tuple[str, ...]
-    valid_from: datetime | None
-    valid_to: datetime | None
-    claim_id: str
 
 
 @dataclass(frozen=True)
