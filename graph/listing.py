@@ -18,7 +18,13 @@ from typing import Any, LiteralString
 from graph.db import Graph
 from graph.errors import ValidationFailed
 from graph.model import Claim, ClaimStatus, Episode, EvidenceLink, MemoryType
-from graph.records import EVIDENCE_PROJECTION, claim_record, episode_record, evidence_link
+from graph.records import (
+    CLAIM_WITH_VISIBLE_EVIDENCE,
+    EVIDENCE_PROJECTION,
+    claim_record,
+    episode_record,
+    evidence_link,
+)
 from graph.visibility import View, in_history, visible
 
 MAX_PAGE = 100
@@ -77,18 +83,7 @@ UNWIND $ids AS id
 MATCH (c:Claim {id: id})
 WHERE """
     + in_history("c")
-    + """
-OPTIONAL MATCH (c)-[e:SUPPORTED_BY|CONTRADICTED_BY|CORRECTED_BY]->(t)
-WHERE """
-    + visible("e")
-    + " AND "
-    + visible("t")
-    + """
-RETURN properties(c) AS claim,
-       collect(CASE WHEN t IS NULL THEN NULL ELSE """
-    + EVIDENCE_PROJECTION
-    + """ END) AS evidence
-"""
+    + CLAIM_WITH_VISIBLE_EVIDENCE
 )
 
 TIMELINE_CLAIMS: LiteralString = (

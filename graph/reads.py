@@ -16,31 +16,21 @@ from typing import Any, LiteralString
 from graph.db import Graph
 from graph.errors import AmbiguousSubject, NotFound
 from graph.model import Claim, ClaimStatus, Entity, EntityKind, Episode
-from graph.records import EVIDENCE_PROJECTION, claim_record, episode_record
+from graph.records import (
+    CLAIM_WITH_VISIBLE_EVIDENCE,
+    EVIDENCE_PROJECTION,
+    claim_record,
+    episode_record,
+)
 from graph.timeutil import to_native
 from graph.visibility import View, in_history, visible
-
-_EVIDENCE: LiteralString = (
-    """
-OPTIONAL MATCH (c)-[e:SUPPORTED_BY|CONTRADICTED_BY|CORRECTED_BY]->(t)
-WHERE """
-    + visible("e")
-    + " AND "
-    + visible("t")
-    + """
-RETURN properties(c) AS claim,
-       collect(CASE WHEN t IS NULL THEN NULL ELSE """
-    + EVIDENCE_PROJECTION
-    + """ END) AS evidence
-"""
-)
 
 CLAIM_BY_ID: LiteralString = (
     """
 MATCH (c:Claim {id: $id})
 WHERE """
     + visible("c")
-    + _EVIDENCE
+    + CLAIM_WITH_VISIBLE_EVIDENCE
 )
 
 CLAIMS_BY_KEY: LiteralString = (
@@ -48,7 +38,7 @@ CLAIMS_BY_KEY: LiteralString = (
 MATCH (c:Claim {spaceId: $spaceId, key: $key})
 WHERE """
     + visible("c")
-    + _EVIDENCE
+    + CLAIM_WITH_VISIBLE_EVIDENCE
     + "ORDER BY claim.revision DESC"
 )
 

@@ -25,6 +25,7 @@ from graph.model import (
     Role,
 )
 from graph.timeutil import to_native, to_native_or_none
+from graph.visibility import visible
 
 EVIDENCE_PROJECTION: LiteralString = """
 {kind: type(e), authority: e.authority, note: e.note, recordedAt: e.recordedAt,
@@ -34,6 +35,22 @@ EVIDENCE_PROJECTION: LiteralString = """
  observedAt: coalesce(t.observedAt, t.recordedAt)}
 """
 """Projection of an evidence link `e` to its target `t`."""
+
+CLAIM_WITH_VISIBLE_EVIDENCE: LiteralString = (
+    """
+OPTIONAL MATCH (c)-[e:SUPPORTED_BY|CONTRADICTED_BY|CORRECTED_BY]->(t)
+WHERE """
+    + visible("e")
+    + " AND "
+    + visible("t")
+    + """
+RETURN properties(c) AS claim,
+       collect(CASE WHEN t IS NULL THEN NULL ELSE """
+    + EVIDENCE_PROJECTION
+    + """ END) AS evidence
+"""
+)
+"""Follows a match of claim `c`: the claim and the evidence of it visible in the view."""
 
 
 def native_props(props: dict[str, Any]) -> dict[str, Any]:
