@@ -421,13 +421,16 @@ def keys_create(
     space: Annotated[list[str], typer.Option(help="A space the key grants (repeatable).")],
     tier: Annotated[Tier, typer.Option(help="Highest privacy tier the key reads.")] = Tier.NORMAL,
     write: Annotated[bool, typer.Option(help="Also allow writes to these spaces.")] = False,
+    legal: Annotated[
+        bool, typer.Option(help="Also allow placing and releasing legal holds.")
+    ] = False,
     name: Annotated[str, typer.Option(help="Who or what the key is for.")] = "",
 ) -> None:
     """Issue an API key; its secret is printed once and only its hash is kept."""
     from graph.apikeys import Grant, create_key
     from graph.model import Privacy
 
-    grants = [Grant(s, Privacy[tier.name], write=write) for s in space]
+    grants = [Grant(s, Privacy[tier.name], write=write, legal=legal) for s in space]
     issued = _with_graph(lambda graph: create_key(name, grants))
     sys.stdout.write(issued.secret + "\n")
     err.print(
@@ -445,7 +448,9 @@ def keys_list() -> None:
     for key in _with_graph(lambda graph: list_keys()):
         state = "revoked" if key["revoked"] else "active"
         grants = ", ".join(
-            f"{g['space']}:{g['tier']}{':write' if g['write'] else ''}" for g in key["grants"]
+            f"{g['space']}:{g['tier']}{':write' if g['write'] else ''}"
+            f"{':legal' if g.get('legal') else ''}"
+            for g in key["grants"]
         )
         out.print(f"{key['keyId']}\t{state}\t{key['name']}\t{grants}", markup=False)
 

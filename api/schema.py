@@ -88,6 +88,7 @@ from graph.inputs import parse
 from graph.model import ClaimStatus
 from graph.model import MemoryType as DomainMemoryType
 from graph.visibility import View
+from graph.writing import writer_tier
 
 T = TypeVar("T")
 
@@ -347,9 +348,15 @@ class Query:
 async def _mutate(
     info: EngramInfo, space: str, work: Callable[[], Awaitable[T]], fail: Callable[[Any], T]
 ) -> T:
+    """Run a mutation as the key: its write grant on `space`, and never above its tier."""
     try:
-        info.context.principal.check_write(space)
-        return await work()
+        principal = info.context.principal
+        principal.check_write(space)
+        token = writer_tier.set(principal.readable(space))
+        try:
+            return await work()
+        finally:
+            writer_tier.reset(token)
     except EngramError as failure:
         return fail([user_error(failure)])
 
@@ -546,6 +553,7 @@ class Mutation:
         self, info: EngramInfo, space: str, selector: SelectorInput, reason: str
     ) -> LegalHoldPayload:
         async def work() -> LegalHoldPayload:
+            info.context.principal.check_legal(space)
             hold = parse(holds.HoldInput, {"selector": command_data(selector), "reason": reason})
             hold_id = await holds.set_legal_hold(
                 info.context.graph, space, hold, actor=info.context.actor
@@ -559,6 +567,7 @@ class Mutation:
         self, info: EngramInfo, space: str, hold_id: strawberry.ID, reason: str
     ) -> LegalHoldPayload:
         async def work() -> LegalHoldPayload:
+            info.context.principal.check_legal(space)
             released = await holds.release_legal_hold(
                 info.context.graph, space, hold_id, reason=reason, actor=info.context.actor
             )

@@ -44,6 +44,8 @@ class Grant:
     space: str
     tier: Privacy
     write: bool = False
+    legal: bool = False
+    """May place and release legal holds (a writer alone may not lift a hold and then forget)."""
 
 
 @dataclass(frozen=True)
@@ -71,6 +73,15 @@ class Principal:
         if grant is None or not grant.write:
             raise Forbidden(f"this key may not write to space {space!r}", field="space")
 
+    def check_legal(self, space: str) -> None:
+        if self.everything:
+            return
+        grant = self.grants.get(space)
+        if grant is None or not grant.legal:
+            raise Forbidden(
+                f"this key may not place or release legal holds in space {space!r}", field="space"
+            )
+
     def sees_space(self, space: str) -> bool:
         return self.everything or space in self.grants
 
@@ -90,12 +101,20 @@ def _digest(secret: str) -> str:
 
 
 def _grants_json(grants: list[Grant]) -> list[dict[str, Any]]:
-    return [{"space": g.space, "tier": g.tier.name.lower(), "write": g.write} for g in grants]
+    return [
+        {"space": g.space, "tier": g.tier.name.lower(), "write": g.write, "legal": g.legal}
+        for g in grants
+    ]
 
 
 def _grants(raw: list[dict[str, Any]]) -> dict[str, Grant]:
     return {
-        g["space"]: Grant(g["space"], Privacy[str(g["tier"]).upper()], bool(g["write"]))
+        g["space"]: Grant(
+            g["space"],
+            Privacy[str(g["tier"]).upper()],
+            bool(g["write"]),
+            bool(g.get("legal", False)),
+        )
         for g in raw
     }
 

@@ -24,7 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from graph.audit import AuditLog, check_idempotency_key, find_replays, request_hash
 from graph.db import Graph, run
-from graph.errors import Forgotten, NotFound, ValidationFailed
+from graph.errors import Forbidden, Forgotten, NotFound, ValidationFailed
 from graph.model import Artifact, ArtifactStorage, Privacy
 from graph.records import artifact_record
 from graph.writing import begin_write, new_id
@@ -177,6 +177,8 @@ async def add_artifact(
 
     async def work(tx: AsyncManagedTransaction) -> Artifact:
         ctx = await begin_write(tx, space, actor)
+        if artifact.privacy > ctx.max_privacy:
+            raise Forbidden("this key may not write above its privacy tier", field="privacy")
         fingerprint = request_hash("addArtifact", artifact.model_dump(mode="json"))
         if artifact.idempotency_key is not None:
             replays = await find_replays(

@@ -34,7 +34,7 @@ from neo4j.time import DateTime
 from graph.clock import TICK
 from graph.db import Graph, run
 from graph.errors import SetupError
-from graph.forget import erase, purge_blobs, purge_spaces
+from graph.forget import Erasure, erase, purge_blobs, purge_spaces
 from graph.integrity import violations
 from graph.migrate import load as load_migrations
 from graph.migrate import migrate
@@ -140,6 +140,11 @@ CALL (id) {
   UNION MATCH (e:Entity {id: id}) RETURN 'entities' AS kind
 }
 RETURN id, kind
+"""
+
+ADD_PENDING_BLOBS: LiteralString = """
+MATCH (t:Tombstone {id: $id})
+SET t.pendingBlobs = coalesce(t.pendingBlobs, []) + $blobs, t:PendingBlobs
 """
 
 MARK_SPACE_PURGE: LiteralString = """
@@ -476,15 +481,21 @@ async def _apply(target: Graph, tombstone: dict[str, Any], *, insert: bool) -> N
     async def work(tx: AsyncManagedTransaction) -> None:
         now = to_native((await run(tx, TICK_NOW))[0]["now"])
         space = await run(tx, SPACE_BY_ID, id=tombstone["spaceId"])
+        erasure = Erasure()
         if space:
             ctx = WriteContext(tx, now, tombstone["spaceId"], space[0]["name"], "restore")
             selection = Selection(whole_space=tombstone["selectorKind"] == "SPACE")
-            if not selection.whole_space or not space[0]["erased"]:
+            if selection.whole_space and space[0]["erased"]:
+                selection = Selection()
+            else:
                 for found in await run(tx, IDS_BY_LABEL, ids=tombstone.get("erasedIds") or []):
                     getattr(selection, found["kind"]).add(found["id"])
-                await erase(ctx, selection)
+            erasure = await erase(ctx, selection)
         if insert:
             await run(tx, INSERT_TOMBSTONE, props=dict(tombstone))
+        if space and erasure.blobs:
+            # The archive brought these files back; the purge after the replay deletes them.
+            await run(tx, ADD_PENDING_BLOBS, id=tombstone["id"], blobs=sorted(erasure.blobs))
         if tombstone["selectorKind"] == "SPACE":
             # Whatever of the space the archive still holds is purged after the replay.
             await run(tx, MARK_SPACE_PURGE, id=tombstone["id"])

@@ -28,7 +28,7 @@ from graph import memory_types as mt
 from graph.audit import AuditLog, check_idempotency_key, find_replays, request_hash
 from graph.db import Graph
 from graph.entities import EntityRef, ResolvedEntity, resolve_entities
-from graph.errors import Conflict, RevisionConflict, ValidationFailed
+from graph.errors import Conflict, Forbidden, RevisionConflict, ValidationFailed
 from graph.evidence import (
     MAX_EVIDENCE,
     EvidencePlan,
@@ -102,9 +102,11 @@ def validate(item: RememberInput) -> MemoryType:
     if memory_type is MemoryType.FACT:
         if item.subject is None or item.predicate is None:
             raise ValidationFailed("a fact needs a subject and a predicate", field="predicate")
-        if not mt.PREDICATE.match(item.predicate):
+        if not mt.is_predicate(item.predicate):
             raise ValidationFailed(
-                f"predicate {item.predicate!r} must be UPPER_SNAKE_CASE (≤ 64)", field="predicate"
+                f"predicate {item.predicate!r} must be UPPER_SNAKE_CASE (≤ 64) and not one of "
+                "Engram's own relationship types",
+                field="predicate",
             )
         if (item.object is None) == (item.value is None):
             raise ValidationFailed("a fact has exactly one of object or value", field="object")
@@ -165,6 +167,10 @@ async def _remember_in(
     # A replay returns the first result and resolves nothing: its entities or evidence may
     # have been forgotten since, which the loaded result reports as FORGOTTEN.
     fresh = [item for item in items if item.idempotency_key not in replays]
+    for item in fresh:
+        if item.privacy > ctx.max_privacy:
+            tier = item.privacy.name.lower()
+            raise Forbidden(f"this key may not write at privacy {tier}", field="privacy")
 
     entity_refs: list[tuple[EntityRef, str]] = []
     for item in fresh:

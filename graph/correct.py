@@ -28,7 +28,7 @@ from graph import memory_types as mt
 from graph.audit import AuditLog, check_idempotency_key, find_replays, request_hash
 from graph.db import Graph, run
 from graph.entities import EntityRef, resolve_entities
-from graph.errors import Forgotten, NotFound, RevisionConflict, ValidationFailed
+from graph.errors import Forbidden, Forgotten, NotFound, RevisionConflict, ValidationFailed
 from graph.evidence import MAX_EVIDENCE, EvidencePlan, EvidenceRef, resolve_evidence
 from graph.model import (
     Claim,
@@ -36,6 +36,7 @@ from graph.model import (
     CorrectionKind,
     EvidenceKind,
     MemoryType,
+    Policy,
     Privacy,
     canonical_json,
 )
@@ -139,7 +140,7 @@ async def _correct_in(ctx: WriteContext, change: CorrectInput) -> Claim:
         row["claim"]["id"]: row["claim"]
         for row in await run(ctx.tx, TARGET_CLAIMS, ids=ids, spaceId=ctx.space_id)
     }
-    targets = [_existing_target(found.get(claim_id), claim_id) for claim_id in ids]
+    targets = [_existing_target(ctx, found.get(claim_id), claim_id) for claim_id in ids]
     target = targets[0]
     states = await load_key_states(ctx, [t["key"] for t in targets])
     state = states[target["key"]]
@@ -210,8 +211,10 @@ async def _correct_in(ctx: WriteContext, change: CorrectInput) -> Claim:
     return (await load_claims(ctx.tx, [new_row["id"]]))[new_row["id"]]
 
 
-def _existing_target(row: dict[str, Any] | None, claim_id: str) -> dict[str, Any]:
-    if row is None:
+def _existing_target(
+    ctx: WriteContext, row: dict[str, Any] | None, claim_id: str
+) -> dict[str, Any]:
+    if row is None or int(row["privacy"]) > ctx.max_privacy:
         raise NotFound(f"no claim {claim_id!r} in this space", field="claimId")
     if row.get("erasedAt") is not None:
         raise Forgotten(f"claim {claim_id!r} was forgotten", field="claimId")
@@ -287,10 +290,22 @@ async def _supersede(
             "the corrected interval ends before it starts", field="validTo"
         ) from None
 
+    privacy = change.privacy if change.privacy is not None else Privacy(old_row["privacy"])
+    if privacy > ctx.max_privacy:
+        raise Forbidden(
+            f"this key may not write at privacy {privacy.name.lower()}", field="privacy"
+        )
     plan.supersede(ctx, old_row, state)
     for piece in pieces_kept(old_interval, interval, keep_tail=False):
         kept = plan.restate(ctx, old_row, state, piece)
         evidence_plan.copy_support(old_row["id"], kept["id"])
+    if mt.POLICIES[memory_type] is Policy.OVERWRITE:
+        # One value per time slice: the corrected interval replaces whatever else held then.
+        for other in [r for r in state.current if interval_of(r).overlaps(interval)]:
+            plan.supersede(ctx, other, state)
+            for piece in pieces_kept(interval_of(other), interval, keep_tail=True):
+                kept = plan.restate(ctx, other, state, piece)
+                evidence_plan.copy_support(other["id"], kept["id"])
     names = await _names(ctx, old_row, object_id, object_name)
     row = claim_row(
         ctx,
@@ -306,7 +321,7 @@ async def _supersede(
         },
         confidence=confidence,
         importance=change.importance if change.importance is not None else old_row["importance"],
-        privacy=change.privacy if change.privacy is not None else Privacy(old_row["privacy"]),
+        privacy=privacy,
         pinned=bool(old_row.get("pinned")),
         interval=interval,
         subject_name=names[0],

@@ -29,7 +29,7 @@ ENTITIES_BY_ID: LiteralString = (
     """
 UNWIND $ids AS id
 MATCH (e:Entity {id: id})
-WHERE e.spaceId = $spaceId AND e.erasedAt IS NULL
+WHERE e.spaceId = $spaceId AND e.erasedAt IS NULL AND e.privacy <= $maxPrivacy
 WITH e, id AS ref
 """
     + _FOLLOW_MERGES
@@ -39,7 +39,7 @@ ENTITIES_BY_KEY: LiteralString = (
     """
 UNWIND $keys AS key
 MATCH (e:Entity {spaceId: $spaceId, key: key})
-WHERE e.erasedAt IS NULL
+WHERE e.erasedAt IS NULL AND e.privacy <= $maxPrivacy
 WITH e, key AS ref
 """
     + _FOLLOW_MERGES
@@ -50,10 +50,11 @@ ENTITIES_BY_NAME: LiteralString = """
 UNWIND $names AS name
 MATCH (c:Claim {spaceId: $spaceId, type: 'entity'})
 WHERE c.supersededAt IS NULL AND c.erasedAt IS NULL AND c.status IN ['active', 'disputed']
+  AND c.privacy <= $maxPrivacy
   AND (c.validFrom IS NULL OR c.validFrom <= $now) AND (c.validTo IS NULL OR $now < c.validTo)
   AND (toLower(c.name) = toLower(name) OR toLower(name) IN [a IN c.aliases | toLower(a)])
 MATCH (e:Entity {id: c.subjectId})
-WHERE e.erasedAt IS NULL
+WHERE e.erasedAt IS NULL AND e.privacy <= $maxPrivacy
 WITH DISTINCT name, e
 OPTIONAL MATCH (e)-[m:MERGED_INTO]->(survivor:Entity)
 WHERE m.supersededAt IS NULL AND m.erasedAt IS NULL AND m.validFrom <= $now
@@ -101,7 +102,11 @@ async def resolve_entities(
     keys = sorted({r.key for r, _ in refs if r.key is not None})
     names = sorted({r.name for r, _ in refs if r.name is not None})
     found: dict[tuple[str, str], list[dict[str, Any]]] = {}
-    params: dict[str, Any] = {"spaceId": ctx.space_id, "now": ctx.now}
+    params: dict[str, Any] = {
+        "spaceId": ctx.space_id,
+        "now": ctx.now,
+        "maxPrivacy": int(ctx.max_privacy),
+    }
     for kind, query, values, arg in (
         ("id", ENTITIES_BY_ID, ids, "ids"),
         ("key", ENTITIES_BY_KEY, keys, "keys"),

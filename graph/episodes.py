@@ -21,7 +21,7 @@ from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 
 from graph.audit import AuditLog, check_idempotency_key, find_replays, request_hash
 from graph.db import Graph, run
-from graph.errors import Forgotten, NotFound, ValidationFailed
+from graph.errors import Forbidden, Forgotten, NotFound, ValidationFailed
 from graph.model import (
     Episode,
     EpisodeKind,
@@ -130,7 +130,7 @@ async def _replayed(
 
 async def _episode(ctx: WriteContext, episode_id: str) -> dict[str, Any]:
     rows = await run(ctx.tx, FIND_EPISODE, id=episode_id, spaceId=ctx.space_id)
-    if not rows:
+    if not rows or int(rows[0]["episode"]["privacy"]) > ctx.max_privacy:
         raise NotFound(f"no episode {episode_id!r} in space {ctx.space!r}", field="episodeId")
     episode: dict[str, Any] = rows[0]["episode"]
     if episode.get("erasedAt") is not None:
@@ -252,6 +252,8 @@ async def record_observations_in(
         episode["observationCount"] += 1
         observed_at: datetime = observation.observed_at or ctx.now
         privacy = observation.privacy if observation.privacy is not None else episode["privacy"]
+        if int(privacy) > ctx.max_privacy:
+            raise Forbidden("this key may not write above its privacy tier", field="privacy")
         props: dict[str, Any] = {
             "id": new_id(),
             "spaceId": ctx.space_id,

@@ -23,7 +23,7 @@ MAX_EVIDENCE = 50
 FIND_OBSERVATIONS: LiteralString = """
 UNWIND $ids AS id
 MATCH (o:Observation {id: id})
-WHERE o.spaceId = $spaceId
+WHERE o.spaceId = $spaceId AND o.privacy <= $maxPrivacy
 RETURN o.id AS id, o.role AS role, o.observedAt AS observedAt, o.erasedAt AS erasedAt,
        o.episodeId AS episodeId, o.content AS text, null AS locator
 """
@@ -31,7 +31,7 @@ RETURN o.id AS id, o.role AS role, o.observedAt AS observedAt, o.erasedAt AS era
 FIND_ARTIFACTS: LiteralString = """
 UNWIND $ids AS id
 MATCH (a:Artifact {id: id})
-WHERE a.spaceId = $spaceId
+WHERE a.spaceId = $spaceId AND a.privacy <= $maxPrivacy
 RETURN a.id AS id, a.recordedAt AS observedAt, a.erasedAt AS erasedAt, null AS episodeId,
        a.content AS text, a.locator AS locator
 """
@@ -117,10 +117,22 @@ async def resolve_evidence(
     artifact_ids = sorted({r.artifact_id for r in refs if r.artifact_id})
     found: dict[str, dict[str, Any]] = {}
     if observation_ids:
-        for row in await run(ctx.tx, FIND_OBSERVATIONS, ids=observation_ids, spaceId=ctx.space_id):
+        for row in await run(
+            ctx.tx,
+            FIND_OBSERVATIONS,
+            ids=observation_ids,
+            spaceId=ctx.space_id,
+            maxPrivacy=int(ctx.max_privacy),
+        ):
             found[row["id"]] = {**row, "label": "Observation"}
     if artifact_ids:
-        for row in await run(ctx.tx, FIND_ARTIFACTS, ids=artifact_ids, spaceId=ctx.space_id):
+        for row in await run(
+            ctx.tx,
+            FIND_ARTIFACTS,
+            ids=artifact_ids,
+            spaceId=ctx.space_id,
+            maxPrivacy=int(ctx.max_privacy),
+        ):
             found[row["id"]] = {**row, "label": "Artifact", "role": Role.DOCUMENT.value}
     resolved: dict[str, ResolvedEvidence] = {}
     for ref in refs:

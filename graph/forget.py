@@ -137,6 +137,12 @@ WHERE t.erasedAt IS NULL AND NOT EXISTS {
 RETURN t.id AS id, t:Observation AS observation
 """
 
+SPACE_BLOBS: LiteralString = """
+MATCH (a:Artifact {storage: 'blob'})
+WHERE a.spaceId = $spaceId AND a.erasedAt IS NULL
+RETURN DISTINCT a.locator AS locator
+"""
+
 CLOSE_SPACE: LiteralString = """
 MATCH (s:Space {id: $spaceId})
 SET s.erasedAt = $now, s.name = 'forgotten-' + s.id
@@ -160,6 +166,8 @@ RETURN t.id AS id, t.pendingBlobs AS blobs
 BLOB_STILL_USED: LiteralString = """
 MATCH (a:Artifact {locator: $locator})
 WHERE a.erasedAt IS NULL
+MATCH (s:Space {id: a.spaceId})
+WHERE s.erasedAt IS NULL
 RETURN count(a) AS n
 """
 
@@ -244,10 +252,10 @@ async def forget(
         return await forget_in(ctx, request)
 
     receipt = await graph.write_tx(work)
-    if receipt.blob_files:
-        await purge_blobs(graph, blob_root)
     if receipt.whole_space:
         await purge_spaces(graph)
+    if receipt.blob_files:
+        await purge_blobs(graph, blob_root)
     return receipt
 
 
@@ -269,8 +277,8 @@ async def forget_in(ctx: WriteContext, request: ForgetInput) -> ForgetReceipt:
                 replayed=True,
             )
     selection = await select(ctx, request.selector)
-    await check_holds(ctx, selection)
-    erasure = await erase(ctx, selection)
+    held = await check_holds(ctx, selection)
+    erasure = await erase(ctx, selection, held=held)
     tombstone_id = await write_tombstone(
         ctx,
         kind=request.selector.kind.value,
@@ -336,16 +344,27 @@ class Erasure:
     made_inactive: list[str] = field(default_factory=list)
 
 
-async def erase(ctx: WriteContext, selection: Selection) -> Erasure:
-    """Erase the selected ids (and cascade); used by forget, retention purge and restore."""
+async def erase(
+    ctx: WriteContext, selection: Selection, *, held: set[str] | None = None
+) -> Erasure:
+    """Erase the selected ids (and cascade); used by forget, retention purge and restore.
+
+    Evidence that supported nothing but the erased claims goes too — unless a legal hold
+    keeps it (`held`): a hold preserves evidence even when the claim drawn from it is forgotten.
+    """
+    held = held or set()
     erasure = Erasure()
     if selection.whole_space:
+        rows = await run(ctx.tx, SPACE_BLOBS, spaceId=ctx.space_id)
+        erasure.blobs = {str(row["locator"]).removeprefix("blob:") for row in rows}
         await run(ctx.tx, CLOSE_SPACE, spaceId=ctx.space_id, now=ctx.now)
         return erasure
     if selection.claims:
         # Source material that only ever supported what is forgotten goes with it: a forgotten
         # fact must not live on verbatim in the message it was taken from.
         for row in await run(ctx.tx, EXCLUSIVE_EVIDENCE, ids=sorted(selection.claims)):
+            if row["id"] in held:
+                continue
             target = selection.observations if row["observation"] else selection.artifacts
             target.add(row["id"])
     citing: set[str] = set()

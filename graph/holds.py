@@ -95,20 +95,37 @@ async def release_legal_hold(
     return await graph.write_tx(work)
 
 
-async def check_holds(ctx: WriteContext, selection: Selection) -> None:
-    """Refuse with LEGAL_HOLD when an active hold covers anything in `selection`."""
+async def held_ids(ctx: WriteContext) -> tuple[set[str], list[tuple[str, str, bool]]]:
+    """Ids active holds cover now, and the holds (id, reason, covers the whole space)."""
+    covered: set[str] = set()
+    holds: list[tuple[str, str, bool]] = []
     for row in await run(ctx.tx, ACTIVE_HOLDS, spaceId=ctx.space_id):
         held_selector = Selector.model_validate(json.loads(row["selector"]))
-        if selection.whole_space or held_selector.kind is SelectorKind.SPACE:
-            covered = True
-        else:
-            try:
-                held = await select(ctx, held_selector)
-            except (NotFound, Forgotten):  # nothing left that the hold could cover
-                continue
-            covered = bool(held.all_ids() & selection.all_ids())
-        if covered:
+        whole = held_selector.kind is SelectorKind.SPACE
+        holds.append((row["id"], row["reason"], whole))
+        if whole:
+            continue
+        try:
+            covered |= (await select(ctx, held_selector)).all_ids()
+        except (NotFound, Forgotten):  # nothing left that the hold could cover
+            continue
+    return covered, holds
+
+
+async def check_holds(ctx: WriteContext, selection: Selection) -> set[str]:
+    """Refuse with LEGAL_HOLD when an active hold covers anything in `selection`; returns
+    the ids holds cover (so erasure can leave held evidence alone)."""
+    covered, holds = await held_ids(ctx)
+    for hold_id, reason, whole in holds:
+        if whole or selection.whole_space:
             raise LegalHold(
-                f"legal hold {row['id']} ({row['reason']}) covers this data; release it first",
+                f"legal hold {hold_id} ({reason}) covers this data; release it first",
                 field="selector",
             )
+    if covered & selection.all_ids():
+        hold_id, reason, _ = holds[0] if len(holds) == 1 else ("(several)", "holds", False)
+        raise LegalHold(
+            f"legal hold {hold_id} ({reason}) covers this data; release it first",
+            field="selector",
+        )
+    return covered

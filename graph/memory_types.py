@@ -32,6 +32,27 @@ GOAL_STATUSES = ("active", "achieved", "abandoned", "paused")
 PREDICATE = re.compile(r"^[A-Z][A-Z0-9_]{0,63}$")
 """Relation types and fact predicates; spliced into Cypher only after this check."""
 
+RESERVED_PREDICATES = frozenset(
+    {
+        "MERGED_INTO",
+        "ABOUT",
+        "REVISES",
+        "SUPPORTED_BY",
+        "CONTRADICTED_BY",
+        "CORRECTED_BY",
+        "HAS_OBSERVATION",
+        "SUPERSEDES",
+        "DISPUTED_WITH",
+    }
+)
+"""Engram's own relationship types: a fact may not pose as one (a fact `MERGED_INTO` would
+otherwise redirect every lookup of its subject)."""
+
+
+def is_predicate(text: str) -> bool:
+    return bool(PREDICATE.match(text)) and text not in RESERVED_PREDICATES
+
+
 _PART = re.compile(r"^[^\s:]+$")
 _LAST_PART = re.compile(r"^\S+$")
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
@@ -146,9 +167,11 @@ def _check_parts(key: str, parsed: ParsedKey) -> None:
             raise ValidationFailed(f"key {key!r}: an entity kind is one of {kinds}", field="key")
     if parsed.type is MemoryType.EVENT and not _is_date(parsed.part("date") or ""):
         raise ValidationFailed(f"key {key!r}: an event key's date is YYYY-MM-DD", field="key")
-    if parsed.type is MemoryType.FACT and not PREDICATE.match(parsed.part("predicate") or ""):
+    if parsed.type is MemoryType.FACT and not is_predicate(parsed.part("predicate") or ""):
         raise ValidationFailed(
-            f"key {key!r}: a fact key's predicate is UPPER_SNAKE_CASE", field="key"
+            f"key {key!r}: a fact key's predicate is UPPER_SNAKE_CASE and not one of "
+            "Engram's own relationship types",
+            field="key",
         )
 
 

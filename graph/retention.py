@@ -25,13 +25,12 @@ from pydantic import BaseModel, ConfigDict, Field
 from graph import memory_types as mt
 from graph.audit import AuditLog
 from graph.db import Graph, run
-from graph.errors import Forgotten, NotFound
 from graph.forget import erase, purge_blobs, write_tombstone
-from graph.holds import ACTIVE_HOLDS
+from graph.holds import held_ids
 from graph.model import MemoryType, canonical_json
 from graph.records import native_props
-from graph.selectors import Selection, Selector, SelectorKind, select
-from graph.writing import WriteContext, begin_write
+from graph.selectors import Selection
+from graph.writing import begin_write
 
 RETENTION_KIND = "RETENTION"
 
@@ -93,21 +92,6 @@ def _protection(row: dict[str, Any]) -> str | None:
     return None
 
 
-async def _held_ids(ctx: WriteContext) -> tuple[set[str], bool]:
-    held: set[str] = set()
-    whole_space = False
-    for row in await run(ctx.tx, ACTIVE_HOLDS, spaceId=ctx.space_id):
-        selector = Selector.model_validate(json.loads(row["selector"]))
-        if selector.kind is SelectorKind.SPACE:
-            whole_space = True
-            continue
-        try:
-            held |= (await select(ctx, selector)).all_ids()
-        except (NotFound, Forgotten):
-            continue
-    return held, whole_space
-
-
 async def run_retention(
     graph: Graph,
     space: str,
@@ -130,7 +114,8 @@ async def run_retention(
                 tx, CURRENT_ROWS, spaceId=ctx.space_id, types=[t.value for t in policies]
             )
         ]
-        held, space_held = await _held_ids(ctx)
+        held, holds = await held_ids(ctx)
+        space_held = any(whole for _, _, whole in holds)
         by_key: dict[str, list[dict[str, Any]]] = {}
         for row in rows:
             by_key.setdefault(row["key"], []).append(row)
@@ -170,7 +155,7 @@ async def run_retention(
                 for r in await run(tx, ALL_ROWS_OF_KEYS, keys=purge_keys, spaceId=ctx.space_id)
             ]
             selection = Selection(claims=set(ids))
-            erasure = await erase(ctx, selection)
+            erasure = await erase(ctx, selection, held=held)
             policy_text = canonical_json(
                 {t.value: p.model_dump() for t, p in sorted(policies.items())}
             )

@@ -28,6 +28,7 @@ DEFAULT_FIRST = 12
 MAX_FIRST = 50
 RRF_K = 60
 _LUCENE_SPECIAL = re.compile(r'([+\-!(){}\[\]^"~*?:\\/]|&&|\|\|)')
+_SPACE_ID = re.compile(r"^[0-9a-f-]{36}$")
 
 _CLAIM_FILTER: LiteralString = (
     visible("c")
@@ -86,11 +87,16 @@ LIMIT $first
 """
 )
 
-CLAIMS_BY_ID: LiteralString = """
+CLAIMS_BY_ID: LiteralString = (
+    """
 UNWIND $ids AS id
 MATCH (c:Claim {id: id})
+WHERE """
+    + visible("c")
+    + """
 RETURN properties(c) AS claim
 """
+)
 
 
 @dataclass(frozen=True)
@@ -103,7 +109,16 @@ class Hit:
 
 
 def escape(query: str) -> str:
-    return _LUCENE_SPECIAL.sub(r"\\\1", query)
+    """Plain words for Lucene: syntax characters escaped, and lowercased so that AND, OR and
+    NOT are words too, never operators (the analyzer lowercases the index anyway)."""
+    return _LUCENE_SPECIAL.sub(r"\\\1", query.lower())
+
+
+def lucene_query(space_id: str, query: str) -> str:
+    """Candidates of one space only: the space id is indexed with the text."""
+    if not _SPACE_ID.match(space_id):
+        raise ValueError(f"not a space id: {space_id!r}")
+    return f'spaceId:"{space_id}" AND ({escape(query)})'
 
 
 async def search(
@@ -123,7 +138,7 @@ async def search(
         raise ValidationFailed(f"first must be between 1 and {MAX_FIRST}", field="first")
     params = {
         **view.params(),
-        "query": escape(query),
+        "query": lucene_query(view.space_id, query),
         "types": [t.value for t in types] if types else None,
         "first": first * 3,
         "candidates": max(first * 20, 100),
@@ -139,6 +154,6 @@ async def search(
             fused[row["id"]] = fused.get(row["id"], 0.0) + 1.0 / (RRF_K + rank)
             sources.setdefault(row["id"], []).append(source)
     best = sorted(fused, key=lambda claim_id: (-fused[claim_id], claim_id))[:first]
-    rows = await graph.read(CLAIMS_BY_ID, ids=best)
+    rows = await graph.read(CLAIMS_BY_ID, **view.params(), ids=best)
     claims = {row["claim"]["id"]: claim_record(row["claim"]) for row in rows}
     return [Hit(claims[i], fused[i], tuple(sources[i])) for i in best if i in claims]

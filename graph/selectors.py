@@ -86,13 +86,13 @@ class Selection:
 
 ROWS_OF_KEY_OF_CLAIM: LiteralString = """
 MATCH (c:Claim {id: $id})
-WHERE c.spaceId = $spaceId
+WHERE c.spaceId = $spaceId AND c.privacy <= $maxPrivacy
 OPTIONAL MATCH (row:Claim {spaceId: $spaceId, key: c.key})
 RETURN c.erasedAt IS NOT NULL AS erased, collect(row.id) AS ids
 """
 
 _ONE: LiteralString = """
-WHERE n.spaceId = $spaceId
+WHERE n.spaceId = $spaceId AND n.privacy <= $maxPrivacy
 RETURN n.erasedAt IS NOT NULL AS erased
 """
 ONE_NODE: dict[str, LiteralString] = {
@@ -167,11 +167,23 @@ async def select(ctx: WriteContext, selector: Selector) -> Selection:
         return selection
     assert selector.id is not None
     if kind is SelectorKind.CLAIM:
-        rows = await run(ctx.tx, ROWS_OF_KEY_OF_CLAIM, id=selector.id, spaceId=ctx.space_id)
+        rows = await run(
+            ctx.tx,
+            ROWS_OF_KEY_OF_CLAIM,
+            id=selector.id,
+            spaceId=ctx.space_id,
+            maxPrivacy=int(ctx.max_privacy),
+        )
         _exists(rows, "claim", selector.id)
         selection.claims = set(rows[0]["ids"])
         return selection
-    rows = await run(ctx.tx, ONE_NODE[kind.value], id=selector.id, spaceId=ctx.space_id)
+    rows = await run(
+        ctx.tx,
+        ONE_NODE[kind.value],
+        id=selector.id,
+        spaceId=ctx.space_id,
+        maxPrivacy=int(ctx.max_privacy),
+    )
     _exists(rows, kind.value.lower(), selector.id)
     if kind is SelectorKind.OBSERVATION:
         selection.observations = {selector.id}

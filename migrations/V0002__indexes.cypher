@@ -7,5 +7,6 @@ CREATE INDEX episode_space_status IF NOT EXISTS FOR (e:Episode) ON (e.spaceId, e
 CREATE INDEX observation_episode IF NOT EXISTS FOR (o:Observation) ON (o.episodeId, o.seq);
 CREATE INDEX audit_space_at IF NOT EXISTS FOR (a:AuditEvent) ON (a.spaceId, a.at);
 CREATE INDEX tombstone_fingerprint IF NOT EXISTS FOR (t:Tombstone) ON (t.spaceId, t.fingerprint);
-CREATE FULLTEXT INDEX claim_text IF NOT EXISTS FOR (c:Claim) ON EACH [c.text];
-CREATE FULLTEXT INDEX observation_text IF NOT EXISTS FOR (o:Observation) ON EACH [o.content];
+// spaceId is indexed with the text so a search asks Lucene for one space's candidates only.
+CREATE FULLTEXT INDEX claim_text IF NOT EXISTS FOR (c:Claim) ON EACH [c.text, c.spaceId];
+CREATE FULLTEXT INDEX observation_text IF NOT EXISTS FOR (o:Observation) ON EACH [o.content, o.spaceId];
