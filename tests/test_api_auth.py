@@ -223,3 +223,28 @@ async def test_writes_need_a_write_grant(world: World, client: httpx.AsyncClient
     assert allowed["data"]["openEpisode"] == {"episode": {"title": "x"}, "errors": []}
     other = await as_key(client, world, "alice_secret_writer", mutation.replace("alice", "bob"))
     assert other["data"]["openEpisode"]["errors"] == [{"code": "FORBIDDEN", "field": "space"}]
+
+
+async def test_a_key_never_writes_above_its_tier(world: World, client: httpx.AsyncClient) -> None:
+    mutation = """mutation($id: ID!) { correct(space: "alice", input: {claimId: $id,
+        kind: RETRACT, reason: "x", evidence: [{observationId: $id}]}) { errors { code } } }"""
+    writer = {"alice_secret_writer": await create_key("w2", [Grant("alice", Privacy.NORMAL, True)])}
+    world.keys["alice_normal_writer"] = writer["alice_secret_writer"].secret
+    hidden = await as_key(client, world, "alice_normal_writer", mutation, id=world.ids["secret"])
+    assert hidden["data"]["correct"]["errors"] == [{"code": "NOT_FOUND"}]
+    remember = """mutation { remember(space: "alice", input: {key: "pref:ui:x", value: {value: 1},
+        privacy: SECRET, evidence: [{observationId: "none"}]}) { errors { code field } } }"""
+    above = await as_key(client, world, "alice_normal_writer", remember)
+    assert above["data"]["remember"]["errors"] == [{"code": "FORBIDDEN", "field": "privacy"}]
+
+
+async def test_legal_holds_need_a_legal_grant(world: World, client: httpx.AsyncClient) -> None:
+    mutation = """mutation { setLegalHold(space: "alice", selector: {kind: SPACE},
+        reason: "audit") { holdId errors { code } } }"""
+    refused = await as_key(client, world, "alice_secret_writer", mutation)
+    assert refused["data"]["setLegalHold"]["errors"] == [{"code": "FORBIDDEN"}]
+    world.keys["counsel"] = (
+        await create_key("c", [Grant("alice", Privacy.SECRET, write=True, legal=True)])
+    ).secret
+    placed = await as_key(client, world, "counsel", mutation)
+    assert placed["data"]["setLegalHold"]["errors"] == []

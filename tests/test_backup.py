@@ -80,6 +80,29 @@ async def test_blobs_travel_with_the_backup(graph: Graph, restored: Graph, tmp_p
     assert (tmp_path / "r" / "docs" / "contract.txt").read_text() == "the contract"
 
 
+async def test_a_restore_deletes_blob_files_forgotten_after_the_backup(
+    graph: Graph, restored: Graph, tmp_path: Path
+) -> None:
+    await people_story(graph)
+    blobs = tmp_path / "blobs"
+    blobs.mkdir()
+    (blobs / "scan.txt").write_text("forget me")
+    artifact = await add_artifact(
+        graph, "alice", ArtifactInput(path="scan.txt"), blob_root=blobs, actor="t"
+    )
+    await backup(graph, tmp_path / "b.zip", blob_root=blobs)
+    await forget(
+        graph,
+        "alice",
+        ForgetInput(selector=Selector(kind=SelectorKind.ARTIFACT, id=artifact.id), reason="x"),
+        actor="t",
+        blob_root=blobs,
+    )
+    assert not (blobs / "scan.txt").exists()
+    await restore(restored, tmp_path / "b.zip", blob_root=tmp_path / "r", ledger=graph)
+    assert not (tmp_path / "r" / "scan.txt").exists(), "the replay deleted what the archive had"
+
+
 def test_engram_backup_and_restore_report_size_rpo_and_rto(
     test_settings: Settings, neo4j_target: Neo4jTarget, tmp_path: Path
 ) -> None:

@@ -224,3 +224,30 @@ async def test_forgetting_twice_says_forgotten_and_a_replay_returns_the_receipt(
     assert (replay.tombstone_id, replay.replayed) == (first.tombstone_id, True)
     with pytest.raises(Forgotten, match="already forgotten"):
         await forget_it(story, SelectorKind.CLAIM, id=people.claims["bob-acme"].id)
+
+
+async def test_a_legal_hold_keeps_evidence_of_a_forgotten_claim(graph: Graph) -> None:
+    story = await new_story(graph)
+    said = await story.say("exhibit A: the signed contract")
+    claim = await story.remember(said, key="case:legal:contract", value={"signed": True})
+    await set_legal_hold(
+        graph,
+        story.space,
+        HoldInput(selector=Selector(kind=SelectorKind.OBSERVATION, id=said), reason="case 9"),
+        actor="counsel",
+    )
+    await forget_it(story, SelectorKind.CLAIM, id=claim.id)
+    assert await residue(graph, "case:legal:contract") == []
+    assert await residue(graph, "exhibit A: the signed contract") != [], "the hold keeps it"
+    with pytest.raises(LegalHold):
+        await forget_it(story, SelectorKind.OBSERVATION, id=said)
+
+
+async def test_forgetting_a_space_deletes_its_blob_files(graph: Graph, tmp_path: Path) -> None:
+    story = await new_story(graph)
+    (tmp_path / "id.png").write_bytes(b"\x89PNG passport")
+    await add_artifact(
+        graph, story.space, ArtifactInput(path="id.png"), blob_root=tmp_path, actor="t"
+    )
+    await forget_it(story, SelectorKind.SPACE, blob_root=tmp_path)
+    assert not (tmp_path / "id.png").exists()

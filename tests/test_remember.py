@@ -77,6 +77,20 @@ async def test_an_invalid_key_is_refused_and_nothing_is_written(
     assert await count(story.graph, "Claim") == 0
 
 
+async def test_a_fact_cannot_pose_as_one_of_engrams_own_relationships(story: Story) -> None:
+    await story.entity("entity:person:a", "A")
+    await story.entity("entity:person:b", "B")
+    said = await story.say("a is b")
+    with pytest.raises(ValidationFailed, match="not one of Engram's own relationship types"):
+        await story.remember(
+            said,
+            type="fact",
+            subject={"key": "entity:person:a"},
+            predicate="MERGED_INTO",
+            object={"key": "entity:person:b"},
+        )
+
+
 async def test_a_value_must_have_its_types_shape(story: Story) -> None:
     said = await story.say("the task is half done")
     with pytest.raises(ValidationFailed, match="value.status must be one of todo, doing, done"):
