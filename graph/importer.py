@@ -40,8 +40,16 @@ from graph.episodes import (
 )
 from graph.errors import EngramError, ErrorCode, ValidationFailed
 from graph.evidence import EvidenceRef
+from graph.forget import content_fingerprint
 from graph.inputs import parse
-from graph.model import Authority, CorrectionKind, EpisodeKind, ObservationKind, Role
+from graph.model import (
+    Authority,
+    CorrectionKind,
+    EpisodeKind,
+    ObservationKind,
+    Role,
+    canonical_json,
+)
 from graph.writing import WriteContext, begin_write
 
 SPEC_TYPES = {
@@ -56,6 +64,13 @@ SPEC_TYPES = {
     "cases": "case",
     "patterns": "pattern",
 }
+
+FORGOTTEN_TEXTS: LiteralString = """
+MATCH (s:Space {name: $space})
+WHERE s.erasedAt IS NULL
+OPTIONAL MATCH (t:Tombstone {spaceId: s.id})
+RETURN s.forgetSalt AS salt, collect(t.contentFingerprints) AS prints
+"""
 
 KNOWN_KEYS: LiteralString = """
 MATCH (s:Space {name: $space})
@@ -121,6 +136,8 @@ def parse_line(number: int, raw: str) -> _Item | Refusal | None:
         return Refusal(number, ErrorCode.VALIDATION.value, f"not JSON: {failure.msg}")
     if not isinstance(data, dict):
         return Refusal(number, ErrorCode.VALIDATION.value, "a line is a JSON object")
+    # One spelling per item, so a re-serialised copy of a line is recognised as the same item.
+    text = canonical_json(data)
     status = data.get("status", "active")
     if status == "superseded":
         return Refusal(number, "SKIPPED", "superseded history is not imported (no recorded time)")
@@ -187,6 +204,7 @@ async def import_items(
             (report.skipped if parsed.code == "SKIPPED" else report.refused).append(parsed)
         elif parsed is not None:
             items.append(parsed)
+    items = await _unforgotten(graph, space, items, report)
     episode = _LazyEpisode(source)
     done = 0
     for start in range(0, len(items), batch_size):
@@ -226,6 +244,25 @@ class _LazyEpisode:
             ),
         )
         return opened.id
+
+
+async def _unforgotten(
+    graph: Graph, space: str, items: list[_Item], report: ImportReport
+) -> list[_Item]:
+    """Items whose text a forget erased in this space are refused, never imported again."""
+    rows = await graph.read(FORGOTTEN_TEXTS, space=space)
+    if not rows or rows[0]["salt"] is None:
+        return items
+    forgotten = {f for prints in rows[0]["prints"] for f in prints or []}
+    kept = []
+    for item in items:
+        if content_fingerprint(rows[0]["salt"], item.raw) in forgotten:
+            report.refused.append(
+                Refusal(item.line, ErrorCode.FORGOTTEN.value, "this item was forgotten here")
+            )
+        else:
+            kept.append(item)
+    return kept
 
 
 async def _known(graph: Graph, space: str, keys: list[str]) -> list[bool]:

@@ -17,6 +17,7 @@ from graph.audit import AuditLog, check_idempotency_key, find_replays, request_h
 from graph.db import Graph, run
 from graph.entities import EntityRef, resolve_entities
 from graph.errors import NotFound, ValidationFailed
+from graph.model import Privacy
 from graph.writing import WriteContext, begin_write, new_id
 
 CURRENT_MERGES: LiteralString = """
@@ -79,8 +80,8 @@ async def merge_entities(graph: Graph, space: str, merge: MergeInput, *, actor: 
         props: dict[str, Any] = {
             "mergeId": merge_id,
             "spaceId": ctx.space_id,
-            # A merge holds no content of its own: every reader of both entities may see it.
-            "privacy": 0,
+            # The merge's reason is caller text: the default tier, not public.
+            "privacy": int(Privacy.NORMAL),
             "reason": merge.reason,
             "validFrom": merge.valid_from or ctx.now,
             "actor": ctx.actor,

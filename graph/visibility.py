@@ -56,7 +56,8 @@ def visible(variable: str) -> LiteralString:
 SPACE_HISTORY: LiteralString = """
 MATCH (s:Space {name: $space})
 WHERE s.erasedAt IS NULL
-RETURN s.id AS id, s.recordedAt AS recordedAt, s.historyFrom AS historyFrom
+OPTIONAL MATCH (clock:Clock {name: 'recorded'})
+RETURN s.id AS id, s.recordedAt AS recordedAt, clock.now AS clock
 """
 
 
@@ -83,12 +84,19 @@ class View:
         """A view of `space`; `HISTORY_UNAVAILABLE` when `knownAt` predates what is kept."""
         now = utc_now()
         as_of = _aware(as_of, "asOf") if as_of is not None else now
-        known_at = _aware(known_at, "knownAt") if known_at is not None else now
         rows = await graph.read(SPACE_HISTORY, space=space)
         if not rows:
             raise NotFound(f"no space named {space!r}", field="space")
         row = rows[0]
-        horizon = to_native(row["historyFrom"] or row["recordedAt"])
+        if known_at is not None:
+            known_at = _aware(known_at, "knownAt")
+        else:
+            # "Now" in recorded time is the database's clock when it is ahead of ours (a
+            # remote Neo4j, or ticks that ran past the wall clock): a write is always visible
+            # to the next default read.
+            clock = to_native(row["clock"]) if row["clock"] is not None else now
+            known_at = max(now, clock)
+        horizon = to_native(row["recordedAt"])
         if known_at < horizon:
             raise HistoryUnavailable(
                 f"space {space!r} keeps history from {horizon.isoformat()}; "

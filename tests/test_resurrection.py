@@ -297,10 +297,13 @@ async def test_reimporting_old_data_never_brings_it_back(graph: Graph, seed: int
         blob_root=Path("/x"),
     )
     again = await import_items(graph, "alice", lines, source="old.jsonl", actor="t")
-    renamed = await import_items(
-        graph, "alice", list(reversed(lines)), source="copy.jsonl", actor="t"
-    )
+    reserialised = [
+        json.dumps(dict(reversed(json.loads(line).items())), separators=(" ,", " : "))
+        for line in reversed(lines)
+    ]
+    renamed = await import_items(graph, "alice", reserialised, source="copy.jsonl", actor="t")
     assert (again.remembered, renamed.remembered) == (0, 0)
+    assert [r.code for r in renamed.refused] == ["FORGOTTEN"]
     assert await residue(graph, f"import-secret-{seed}-{victim}") == []
     for other in set(range(3)) - {victim}:
         assert await residue(graph, f"import-secret-{seed}-{other}") != []
