@@ -9,6 +9,7 @@ from __future__ import annotations
 import fcntl
 import shutil
 import subprocess
+import sys
 import zipfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -62,6 +63,7 @@ def neo4j_classpath(version: str, cache_dir: Path) -> str:
         print(
             f"engram: fetching Neo4j Community {version} from Maven Central into ~/.m2 "
             "(first run only, about 125 MB)…",
+            file=sys.stderr,
             flush=True,
         )
         _run_maven(
