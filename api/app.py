@@ -7,12 +7,14 @@ The lifespan owns the one async driver: it connects, hands the driver to neomode
 pending migrations, and closes the driver at shutdown. `/graphql` needs an API key
 (`Authorization: Bearer egk_…` or `X-API-Key`) unless the server runs in dev mode; `/healthz`,
 `/readyz` (which says only ready or why not) and Neo4j Browser's static files (which talk to
-Neo4j with Neo4j's own password) are open.
+Neo4j with Neo4j's own password) are open. While it serves, a background worker fills in the
+claims' meaning vectors from the embedding outbox (`ENGRAM_EMBED_INTERVAL`, 0 = off).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import time
@@ -35,6 +37,7 @@ from api.context import EngramContext
 from api.schema import build_schema
 from graph.apikeys import DEV, Principal, authenticate
 from graph.db import Graph, Neo4jTarget, connect
+from graph.embeddings import Embedder, embed_pending
 from graph.errors import SetupError
 from graph.forget import purge_blobs, purge_spaces
 from graph.migrate import migrate, pending
@@ -64,6 +67,7 @@ class EngramGraphQL(GraphQL[EngramContext, None]):
             graph=state.graph,
             settings=state.settings,
             principal=request.scope["state"]["principal"],
+            embedder=state.embedder,
         )
 
 
@@ -170,7 +174,8 @@ def create_app(
             await purge_blobs(graph, settings.blobs)
             await purge_spaces(graph)
             app.state.graph = graph
-            yield
+            async with embedding_worker(graph, app.state.embedder, settings.embed_interval):
+                yield
         finally:
             await release_driver()
             await graph.close()
@@ -233,4 +238,33 @@ def create_app(
     )
     app.state.settings = settings
     app.state.target = target
+    app.state.embedder = Embedder()
     return app
+
+
+@asynccontextmanager
+async def embedding_worker(
+    graph: Graph, embedder: Embedder, interval: float
+) -> AsyncIterator[None]:
+    """Fill in meaning vectors in the background while the app serves (off when interval is 0)."""
+    if interval <= 0:
+        yield
+        return
+
+    async def work() -> None:
+        while True:
+            try:
+                stored = await embed_pending(graph, embedder)
+                if stored:
+                    log.info("embedded %d claims", stored)
+            except Exception:
+                log.exception("the embedding worker failed; it tries again")
+            await asyncio.sleep(interval)
+
+    task = asyncio.create_task(work(), name="engram-embedding-worker")
+    try:
+        yield
+    finally:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task

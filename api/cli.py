@@ -166,6 +166,21 @@ def schema(
         sys.stdout.write(sdl())
 
 
+@contextmanager
+def _bar() -> Iterator[Any]:
+    """A rich progress bar with a count and the time left, on stderr."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+
+    with Progress(
+        "[progress.description]{task.description}",
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        console=err,
+    ) as bar:
+        yield bar
+
+
 @app.command("import")
 def import_file(
     file: Annotated[Path, typer.Argument(exists=True, dir_okay=False, help="JSONL memory items.")],
@@ -177,18 +192,10 @@ def import_file(
     strict: Annotated[bool, typer.Option(help="Exit 2 if any line was refused.")] = False,
 ) -> None:
     """Import memory items (one JSON object per line); idempotent, with a report of refusals."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
-
     from graph.importer import import_items
 
     lines = file.read_text(encoding="utf-8").splitlines()
-    with Progress(
-        "[progress.description]{task.description}",
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeRemainingColumn(),
-        console=err,
-    ) as bar:
+    with _bar() as bar:
         task = bar.add_task(f"importing {file.name}", total=len(lines))
 
         def progress(done: int) -> None:
@@ -217,6 +224,24 @@ def import_file(
         report.write_text(json.dumps(result.as_dict(), indent=2) + "\n")
     if strict and result.refused:
         raise typer.Exit(2)
+
+
+@app.command("embed")
+def embed_command() -> None:
+    """Compute the meaning vectors of every claim waiting for one (what `engram serve` does in
+    the background), e.g. after an import or a restore."""
+    from graph.embeddings import Embedder, count_pending, embed_pending
+
+    with _bar() as bar:
+
+        async def work(graph: Graph) -> int:
+            task = bar.add_task("embedding claims", total=await count_pending(graph))
+            return await embed_pending(
+                graph, Embedder(threads=2), progress=lambda done: bar.update(task, completed=done)
+            )
+
+        stored = _with_graph(work)
+    out.print(f"embedded {stored} claims")
 
 
 @contextmanager

@@ -13,6 +13,7 @@ from strawberry.dataloader import DataLoader
 
 from graph.apikeys import Principal
 from graph.db import Graph
+from graph.embeddings import Embedder
 from graph.settings import Settings
 from graph.visibility import View
 
@@ -27,6 +28,7 @@ class EngramContext:
     graph: Graph
     settings: Settings
     principal: Principal
+    embedder: Embedder
     loaders: dict[tuple[str, View], DataLoader[Any, Any]] = field(default_factory=dict)
 
     @property

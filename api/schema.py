@@ -87,6 +87,7 @@ from graph.errors import EngramError, ValidationFailed
 from graph.inputs import parse
 from graph.model import ClaimStatus
 from graph.model import MemoryType as DomainMemoryType
+from graph.search import DEFAULT_FIRST as SEARCH_FIRST
 from graph.visibility import View
 from graph.writing import writer_tier
 
@@ -299,7 +300,9 @@ class Query:
 
         return await _query(work)
 
-    @strawberry.field(description="Visible claims matching text, fused by reciprocal rank.")
+    @strawberry.field(
+        description="Visible claims matching text or meaning, fused by reciprocal rank."
+    )
     async def search(
         self,
         info: EngramInfo,
@@ -308,7 +311,7 @@ class Query:
         types: list[MemoryType] | None = None,
         as_of: datetime | None = None,
         known_at: datetime | None = None,
-        first: int = search.DEFAULT_FIRST,
+        first: int = SEARCH_FIRST,
     ) -> list[SearchHit]:
         async def work() -> list[SearchHit]:
             view = await info.context.view(space, as_of, known_at)
@@ -316,6 +319,7 @@ class Query:
                 info.context.graph,
                 view,
                 query,
+                info.context.embedder,
                 types=list(types) if types else None,
                 first=first,
             )

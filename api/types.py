@@ -417,11 +417,13 @@ class Explanation:
         )
 
 
-@strawberry.type
+@strawberry.type(description="A visible claim found by search.")
 class SearchHit:
     claim: Claim
-    score: float
-    sources: list[str]
+    score: float = strawberry.field(description="Reciprocal-rank fusion score; higher is better.")
+    sources: list[str] = strawberry.field(
+        description="The ranked lists that found it: text, meaning, evidence, entity."
+    )
 
 
 @strawberry.type(description="The byte-budgeted core snapshot an agent puts in its prompt.")

@@ -52,22 +52,30 @@ Progress = Callable[[str, int, int], None]
 HOLD_CLOCK: LiteralString = TICK + "RETURN now"
 
 # The migration ledger is not data: the target applies its own migrations, and the manifest
-# records which ones the backup was made under.
+# records which ones the backup was made under. Meaning vectors are derived data (and would be
+# most of the archive): they stay out, and the restored claims join the embedding outbox.
 COUNT: LiteralString = """
-CALL () { MATCH (n) WHERE NOT n:Migration RETURN count(n) AS nodes }
-CALL () { MATCH ()-[r]->() RETURN count(r) AS relationships }
+CALL () { MATCH (n) WHERE NOT n:Migration AND NOT n:Meaning RETURN count(n) AS nodes }
+CALL () { MATCH ()-[r]->() WHERE NOT r:MEANS RETURN count(r) AS relationships }
 RETURN nodes, relationships
 """
 
 ALL_NODES: LiteralString = """
 MATCH (n)
-WHERE NOT n:Migration
+WHERE NOT n:Migration AND NOT n:Meaning
 RETURN elementId(n) AS key, labels(n) AS labels, properties(n) AS props
 """
 
 ALL_RELATIONSHIPS: LiteralString = """
 MATCH (a)-[r]->(b)
+WHERE NOT r:MEANS
 RETURN elementId(a) AS start, elementId(b) AS end, type(r) AS type, properties(r) AS props
+"""
+
+TO_EMBED_AGAIN: LiteralString = """
+MATCH (c:Claim)
+WHERE c.text IS NOT NULL AND c.erasedAt IS NULL AND NOT c:Unembedded
+CALL (c) { SET c:Unembedded } IN TRANSACTIONS OF 5000 ROWS
 """
 
 LIVE_BLOBS: LiteralString = """
@@ -398,6 +406,8 @@ async def restore(
     async with target.driver.session(database=target.database) as session:
         await (await session.run(FINISH_RESTORE)).consume()
     await target.write(DROP_RESTORE_INDEX)
+    async with target.driver.session(database=target.database) as session:
+        await (await session.run(TO_EMBED_AGAIN)).consume()
     watermark = datetime.fromisoformat(manifest["watermark"])
     await target.write(SET_CLOCK, now=watermark)
     replayed = await replay_ledger(target, ledger) if ledger is not None else 0

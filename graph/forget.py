@@ -81,10 +81,15 @@ CALL (c) {
   DELETE relation
 }
 WITH c
+CALL (c) {
+  MATCH (c)-[:MEANS]->(meaning:Meaning)
+  DETACH DELETE meaning
+}
 OPTIONAL MATCH (c)-[r]-()
 DELETE r
 WITH DISTINCT c
 SET c.erasedAt = coalesce(c.erasedAt, $now), c.key = 'forgotten:' + c.id
+REMOVE c:Unembedded
 REMOVE c.valueJson, c.text, c.name, c.aliases, c.reason, c.predicate, c.subjectId,
        c.objectId
 """
@@ -189,6 +194,7 @@ WHERE n.spaceId = $spaceId
 CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 2000 ROWS
 """
 PURGE_SPACE_NODES: tuple[LiteralString, ...] = (
+    "MATCH (n:Meaning)" + _PURGE,
     "MATCH (n:Claim)" + _PURGE,
     "MATCH (n:Observation)" + _PURGE,
     "MATCH (n:Episode)" + _PURGE,

@@ -50,11 +50,29 @@ WHERE a.id < b.id
 RETURN a.id + ' overlaps ' + b.id AS id
 """
 
+MEANINGS_WITHOUT_THEIR_CLAIM: LiteralString = """
+MATCH (m:Meaning)
+WHERE NOT EXISTS {
+  MATCH (c:Claim {id: m.claimId})-[:MEANS]->(m)
+  WHERE c.erasedAt IS NULL AND c.text IS NOT NULL AND c.spaceId = m.spaceId
+}
+OR COUNT { (m)<-[:MEANS]-() } <> 1
+RETURN elementId(m) AS id
+"""
+
+ERASED_CLAIMS_WITH_MEANING: LiteralString = """
+MATCH (c:Claim)
+WHERE c.erasedAt IS NOT NULL AND (c:Unembedded OR EXISTS { (c)-[:MEANS]->() })
+RETURN c.id AS id
+"""
+
 RULES: dict[str, LiteralString] = {
     "an active claim has unerased evidence in its own space": ACTIVE_CLAIMS_WITHOUT_EVIDENCE,
     "no relationship crosses spaces": CROSS_SPACE_LINKS,
     "a current relation has a current asserting claim": RELATIONS_WITHOUT_ASSERTING_CLAIM,
     "an overwrite key's current rows do not overlap in valid time": DUPLICATE_CURRENT_SLICES,
+    "a meaning vector belongs to one unerased claim with text": MEANINGS_WITHOUT_THEIR_CLAIM,
+    "an erased claim has no meaning vector and waits for none": ERASED_CLAIMS_WITH_MEANING,
 }
 
 

@@ -63,7 +63,7 @@ SET r.supersededAt = $now
 
 CREATE_CLAIMS: LiteralString = """
 UNWIND $rows AS row
-CREATE (c:Claim)
+CREATE (c:Claim:Unembedded)
 SET c = row, c.recordedAt = $now
 WITH c
 WHERE c.subjectId IS NOT NULL

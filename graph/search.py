@@ -1,15 +1,21 @@
-"""Search: full-text over claims and their evidence, plus graph proximity, fused by rank.
+"""Search: full-text and meaning over claims and their evidence, plus graph proximity, fused.
 
-Three ranked lists, each already filtered by the visibility predicate (so an index that still
+Four ranked lists, each already filtered by the visibility predicate (so an index that still
 holds an erased or superseded node can never surface it):
 
 * claims whose retrieval text matches (Lucene full-text index `claim_text`),
+* claims whose meaning vector is near the query's (vector index `claim_meaning`, cosine
+  similarity at least `MIN_SIMILARITY`; claims still in the embedding outbox are not in it yet),
 * claims citing observations whose content matches (`observation_text`),
 * claims about entities whose name or alias matches (graph proximity),
 
 fused by reciprocal rank (k = 60). Query text is escaped, never parsed as Lucene syntax.
 
-    >>> hits = await search(graph, view, "dark mode", first=12)
+The vector index is one for all spaces and Neo4j 5.26 cannot filter inside it, so the nearest
+`max(first * 20, 100)` vectors are taken and then filtered: in a database where other spaces
+hold most of the near neighbours, the meaning list may come back short (full-text still answers).
+
+    >>> hits = await search(graph, view, "dark mode", embedder, first=12)
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ from dataclasses import dataclass
 from typing import LiteralString
 
 from graph.db import Graph
+from graph.embeddings import Embedder
 from graph.errors import ValidationFailed
 from graph.model import Claim, MemoryType
 from graph.records import claim_record
@@ -27,6 +34,9 @@ from graph.visibility import View, visible
 DEFAULT_FIRST = 12
 MAX_FIRST = 50
 RRF_K = 60
+MIN_SIMILARITY = 0.3
+"""Cosine similarity below which a claim is not near the query (unrelated MiniLM pairs score
+about 0 to 0.2). Neo4j reports cosine as (1 + cos) / 2."""
 _LUCENE_SPECIAL = re.compile(r'([+\-!(){}\[\]^"~*?:\\/]|&&|\|\|)')
 _SPACE_ID = re.compile(r"^[0-9a-f-]{36}$")
 
@@ -38,17 +48,20 @@ _CLAIM_FILTER: LiteralString = (
 """
 )
 
+# Every ranked list ends alike: the best `first` claim ids, ties broken by id.
+_BEST_SCORE: LiteralString = """
+RETURN c.id AS id, max(score) AS score
+ORDER BY score DESC, id
+LIMIT $first
+"""
+
 BY_CLAIM_TEXT: LiteralString = (
     """
 CALL db.index.fulltext.queryNodes('claim_text', $query, {limit: $candidates})
 YIELD node AS c, score
 WHERE """
     + _CLAIM_FILTER
-    + """
-RETURN c.id AS id, score
-ORDER BY score DESC, id
-LIMIT $first
-"""
+    + _BEST_SCORE
 )
 
 BY_EVIDENCE_TEXT: LiteralString = (
@@ -63,11 +76,7 @@ WHERE """
     + visible("e")
     + " AND "
     + _CLAIM_FILTER
-    + """
-RETURN c.id AS id, max(score) AS score
-ORDER BY score DESC, id
-LIMIT $first
-"""
+    + _BEST_SCORE
 )
 
 BY_ENTITY_NAME: LiteralString = (
@@ -80,11 +89,18 @@ WHERE named.type = 'entity' AND """
 MATCH (c:Claim {subjectId: named.subjectId})
 WHERE c.id <> named.id AND """
     + _CLAIM_FILTER
-    + """
-RETURN c.id AS id, max(score) AS score
-ORDER BY score DESC, id
-LIMIT $first
-"""
+    + _BEST_SCORE
+)
+
+BY_MEANING: LiteralString = (
+    """
+CALL db.index.vector.queryNodes('claim_meaning', $candidates, $vector)
+YIELD node AS m, score
+WHERE m.spaceId = $spaceId AND score >= $minScore
+MATCH (c:Claim)-[:MEANS]->(m)
+WHERE """
+    + _CLAIM_FILTER
+    + _BEST_SCORE
 )
 
 CLAIMS_BY_ID: LiteralString = (
@@ -105,7 +121,7 @@ class Hit:
     score: float
     """Reciprocal-rank fusion score (higher is better)."""
     sources: tuple[str, ...]
-    """Which lists found it: text, evidence, entity."""
+    """Which lists found it: text, meaning, evidence, entity."""
 
 
 def escape(query: str) -> str:
@@ -125,6 +141,7 @@ async def search(
     graph: Graph,
     view: View,
     query: str,
+    embedder: Embedder,
     *,
     types: list[MemoryType] | None = None,
     first: int = DEFAULT_FIRST,
@@ -142,11 +159,14 @@ async def search(
         "types": [t.value for t in types] if types else None,
         "first": first * 3,
         "candidates": max(first * 20, 100),
+        "vector": (await embedder.embed_async([query]))[0],
+        "minScore": (1 + MIN_SIMILARITY) / 2,
     }
     fused: dict[str, float] = {}
     sources: dict[str, list[str]] = {}
     for source, ranked in (
         ("text", BY_CLAIM_TEXT),
+        ("meaning", BY_MEANING),
         ("evidence", BY_EVIDENCE_TEXT),
         ("entity", BY_ENTITY_NAME),
     ):

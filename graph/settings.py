@@ -77,6 +77,11 @@ class Settings(BaseSettings):
     request_timeout: float = Field(
         default=30.0, gt=0, validation_alias=AliasChoices("ENGRAM_REQUEST_TIMEOUT")
     )
+    embed_interval: float = Field(
+        default=1.0, ge=0, validation_alias=AliasChoices("ENGRAM_EMBED_INTERVAL")
+    )
+    """Seconds between polls of the embedding outbox by `engram serve`; 0 turns the worker off
+    (then `engram embed` fills in meaning vectors)."""
     max_depth: int = Field(default=12, ge=2, validation_alias=AliasChoices("ENGRAM_MAX_DEPTH"))
     max_aliases: int = Field(default=20, ge=1, validation_alias=AliasChoices("ENGRAM_MAX_ALIASES"))
     max_tokens: int = Field(default=2000, ge=50, validation_alias=AliasChoices("ENGRAM_MAX_TOKENS"))

@@ -18,6 +18,7 @@ from hypothesis import HealthCheck, settings
 
 from api.app import create_app
 from graph.db import Graph, Neo4jTarget, connect, resolve_target
+from graph.embeddings import Embedder
 from graph.errors import SetupError
 from graph.integrity import violations
 from graph.local.server import LocalNeo4j
@@ -49,7 +50,14 @@ def test_settings() -> Iterator[Settings]:
     data_dir = Path(
         os.environ.get("ENGRAM_TEST_DATA_DIR") or tempfile.mkdtemp(prefix="engram-test-")
     )
-    yield Settings(data_dir=data_dir, dev=True)
+    # The embedding worker runs only in the tests about it (it would race the tests' clean-ups).
+    yield Settings(data_dir=data_dir, dev=True, embed_interval=0)
+
+
+@pytest.fixture(scope="session")
+def embedder() -> Embedder:
+    """The packaged MiniLM model, loaded once for the run."""
+    return Embedder()
 
 
 @pytest.fixture(scope="session")

@@ -9,6 +9,7 @@ import pytest
 from graph.artifacts import ArtifactInput, add_artifact
 from graph.claims import RememberInput, remember
 from graph.db import Graph
+from graph.embeddings import Embedder
 from graph.errors import Forgotten, LegalHold, NotFound
 from graph.evidence import EvidenceRef
 from graph.forget import ForgetInput, forget
@@ -121,13 +122,15 @@ async def test_forgetting_a_subject_and_predicate_spares_other_predicates(people
     assert await residue(story.graph, "person/alice:WORKS_AT") == []
 
 
-async def test_forgetting_an_episode_erases_all_it_observed(people: People) -> None:
+async def test_forgetting_an_episode_erases_all_it_observed(
+    people: People, embedder: Embedder
+) -> None:
     story = people.story
     receipt = await forget_it(story, SelectorKind.EPISODE, id=story.episode_id)
     assert receipt.erased["observations"] == 17  # type: ignore[attr-defined]
     assert await residue(story.graph, "alice left Acme") == []
     assert await residue(story.graph, "a chat") == []
-    hits = await search(story.graph, await story.view(), "acme")
+    hits = await search(story.graph, await story.view(), "acme", embedder)
     assert all(h.claim.status is not ClaimStatus.ACTIVE for h in hits) and hits == []
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from graph.db import Graph
+from graph.embeddings import Embedder
 from graph.errors import EngramError
 from graph.forget import ForgetInput, forget
 from graph.listing import ClaimFilter, list_claims
@@ -22,7 +23,7 @@ from tests.story import new_story
 
 @pytest.mark.parametrize("repetition", range(50))
 async def test_after_forget_commits_current_reads_return_nothing(
-    graph: Graph, repetition: int
+    graph: Graph, embedder: Embedder, repetition: int
 ) -> None:
     story = await new_story(graph)
     secret = f"race{repetition}secret"
@@ -38,7 +39,7 @@ async def test_after_forget_commits_current_reads_return_nothing(
             started = time.monotonic()
             view = await story.view()
             texts = [c.text for c in await claims_by_key(graph, view, "pref:other:vault")]
-            texts += [h.claim.text for h in await search(graph, view, secret)]
+            texts += [h.claim.text for h in await search(graph, view, secret, embedder)]
             page = await list_claims(graph, view, ClaimFilter(), first=100)
             texts += [c.text for c in page.claims]
             sightings.append((started, any(secret in t for t in texts)))

@@ -1,6 +1,7 @@
 """Forgotten content never comes back — through six paths, 20 seeded cases each:
-(a) server-side caches, (b) replays of idempotency keys, (c) stale index candidates,
-(d) artifacts and their outbox, (e) re-import of old data, (f) restore of an older backup.
+(a) server-side caches, (b) replays of idempotency keys and embedding jobs that finish after the
+forget, (c) stale full-text and vector index candidates, (d) artifacts and their outbox,
+(e) re-import of old data, (f) restore of an older backup.
 
 Each case writes a secret into a claim's value (`claim-…`) and into the message it came from
 (`said-…`), forgets it with a selector drawn from the seed, and then looks for the secret through
@@ -22,6 +23,7 @@ from graph.artifacts import ArtifactInput, add_artifact
 from graph.backup import backup, restore
 from graph.claims import RememberInput, remember
 from graph.db import Graph, Neo4jTarget
+from graph.embeddings import Embedder, embed_pending, pending, store
 from graph.episodes import ObservationInput, record_observation
 from graph.errors import Forgotten
 from graph.evidence import EvidenceRef
@@ -37,6 +39,33 @@ from tests.residue import residue
 from tests.story import Story, new_story
 
 SEEDS = range(20)
+
+CLAIM_TEXT = "MATCH (c:Claim {id: $id}) RETURN c.text AS text"
+PLANT_STALE = """
+MATCH (c:Claim {id: $id}) WHERE c.erasedAt IS NOT NULL
+SET c.text = $text
+CREATE (c)-[:MEANS]->(m:Meaning {spaceId: c.spaceId, claimId: c.id, stale: true})
+WITH c, m
+CALL db.create.setNodeVectorProperty(m, 'embedding', $vector)
+RETURN c.id AS id
+"""
+UNPLANT_STALE = """
+MATCH (c:Claim {id: $id})
+OPTIONAL MATCH (c)-[:MEANS]->(m:Meaning {stale: true})
+DETACH DELETE m
+WITH DISTINCT c WHERE c.erasedAt IS NOT NULL
+REMOVE c.text
+"""
+FULL_TEXT_CANDIDATES = (
+    "CALL db.index.fulltext.queryNodes('claim_text', $q) YIELD node RETURN node.id AS id"
+)
+VECTOR_CANDIDATES = (
+    "CALL db.index.vector.queryNodes('claim_meaning', 20, $vector) YIELD node "
+    "RETURN node.claimId AS id"
+)
+ERASED_WITH_VECTORS = """
+MATCH (c:Claim)-[:MEANS]->(:Meaning) WHERE c.erasedAt IS NOT NULL RETURN c.id AS id
+"""
 KINDS = [
     SelectorKind.CLAIM,
     SelectorKind.OBSERVATION,
@@ -178,28 +207,51 @@ async def test_replaying_an_idempotency_key_never_brings_content_back(
 
 
 @pytest.mark.parametrize("seed", SEEDS)
-async def test_a_stale_index_candidate_is_never_returned(graph: Graph, seed: int) -> None:
+async def test_a_stale_index_candidate_is_never_returned(
+    graph: Graph, embedder: Embedder, seed: int
+) -> None:
     case = await make_case(graph, seed)
+    await embed_pending(graph, embedder)
+    [text] = [row["text"] for row in await graph.read(CLAIM_TEXT, id=case.claim_id)]
+    [vector] = embedder.embed([text])
     await forget_case(case)
-    # Make the full-text index hold the secret again on the erased skeleton, as a lagging
-    # index (or a crash between erasure and index update) would.
-    stale = await graph.write(
-        "MATCH (c:Claim {id: $id}) WHERE c.erasedAt IS NOT NULL SET c.text = $text "
-        "RETURN c.id AS id",
-        id=case.claim_id,
-        text=f"[fact] {case.claim_secret}",
-    )
+    # Make the full-text and vector indexes hold the secret again on the erased skeleton, as a
+    # lagging index (or a crash between erasure and index update) would.
+    stale = await graph.write(PLANT_STALE, id=case.claim_id, text=text, vector=vector)
     if stale:
-        candidates = await graph.read(
-            "CALL db.index.fulltext.queryNodes('claim_text', $q) YIELD node RETURN node.id AS id",
-            q=case.claim_secret,
-        )
+        candidates = await graph.read(FULL_TEXT_CANDIDATES, q=case.claim_secret)
         assert case.claim_id in [c["id"] for c in candidates], "the stale candidate is there"
+        near = await graph.read(VECTOR_CANDIDATES, vector=vector)
+        assert case.claim_id in [c["id"] for c in near], "the stale vector is there"
     view = await case.story.view()
-    for text in (case.claim_secret, case.said_secret):
-        hits = await search(graph, view, text)
-        assert all(text not in (h.claim.text + json.dumps(h.claim.value)) for h in hits)
-    await graph.write("MATCH (c:Claim {id: $id}) REMOVE c.text", id=case.claim_id)
+    for query in (case.claim_secret, case.said_secret, text):
+        hits = await search(graph, view, query, embedder)
+        for secret in case.gone:
+            assert all(secret not in (h.claim.text + json.dumps(h.claim.value)) for h in hits)
+    await graph.write(UNPLANT_STALE, id=case.claim_id)
+    await assert_gone(graph, case)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+async def test_an_embedding_job_that_finishes_after_a_forget_never_writes_its_vector(
+    graph: Graph, embedder: Embedder, seed: int
+) -> None:
+    case = await make_case(graph, seed)
+    waiting = await pending(graph)
+    assert case.claim_id in [row["id"] for row in waiting]
+    vectors = await embedder.embed_async([row["text"] for row in waiting])
+    await forget_case(case)
+    await store(graph, [{**row, "vector": v} for row, v in zip(waiting, vectors, strict=True)])
+    await embed_pending(graph, embedder)  # a retry of the whole outbox changes nothing either
+    assert await graph.read(ERASED_WITH_VECTORS) == []
+    vector = vectors[[row["id"] for row in waiting].index(case.claim_id)]
+    near = [row["id"] for row in await graph.read(VECTOR_CANDIDATES, vector=vector)]
+    erased = case.claim_secret in case.gone
+    assert (case.claim_id in near) is not erased
+    view = await case.story.view()
+    for query in (case.claim_secret, case.said_secret):
+        for hit in await search(graph, view, query, embedder):
+            assert all(secret not in hit.claim.text for secret in case.gone)
     await assert_gone(graph, case)
 
 

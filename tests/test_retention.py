@@ -7,6 +7,7 @@ from datetime import timedelta
 import pytest
 
 from graph.db import Graph, Neo4jTarget
+from graph.embeddings import Embedder
 from graph.errors import NotFound
 from graph.holds import HoldInput, set_legal_hold
 from graph.model import MemoryType
@@ -49,7 +50,9 @@ async def test_nothing_is_due_today(story: Story) -> None:
     assert (report.archived, report.purged, report.skipped) == ([], [], [])
 
 
-async def test_archived_claims_stay_readable_but_leave_recall(story: Story) -> None:
+async def test_archived_claims_stay_readable_but_leave_recall(
+    story: Story, embedder: Embedder
+) -> None:
     later = utc_now() + timedelta(days=40)
     report = await run_retention(story.graph, story.space, policies=PURGE_EVENTS, now=later)
     assert report.archived == ["event:ops:2024-01-01:outage", "task:ops:t2"]
@@ -61,7 +64,7 @@ async def test_archived_claims_stay_readable_but_leave_recall(story: Story) -> N
     view = await story.view()
     [outage] = await claims_by_key(story.graph, view, "event:ops:2024-01-01:outage")
     assert outage.value == {"title": "db outage"}
-    assert await search(story.graph, view, "outage") == []
+    assert await search(story.graph, view, "outage", embedder) == []
 
 
 async def test_purge_erases_with_a_tombstone_and_spares_the_protected(story: Story) -> None:

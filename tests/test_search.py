@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from graph.db import Graph
+from graph.embeddings import Embedder
 from graph.search import search
 from tests.story import Story, new_story
 
@@ -26,31 +27,33 @@ async def story(graph: Graph) -> Story:
     return story
 
 
-async def test_a_claim_is_found_by_its_text_its_evidence_and_its_entity(story: Story) -> None:
+async def test_a_claim_is_found_by_its_text_its_evidence_and_its_entity(
+    story: Story, embedder: Embedder
+) -> None:
     view = await story.view()
-    by_text = await search(story.graph, view, "oolong")
+    by_text = await search(story.graph, view, "oolong", embedder)
     assert [(h.claim.key, "text" in h.sources) for h in by_text] == [("pref:other:drink", True)]
-    by_evidence = await search(story.graph, view, "weekends")
+    by_evidence = await search(story.graph, view, "weekends", embedder)
     assert [(h.claim.key, h.sources) for h in by_evidence] == [
         ("fact:person/zoe:PLAYS", ("evidence",))
     ]
-    by_alias = await search(story.graph, view, "Zed")
+    by_alias = await search(story.graph, view, "Zed", embedder)
     assert "fact:person/zoe:PLAYS" in [h.claim.key for h in by_alias]
 
 
-async def test_lucene_syntax_in_a_query_is_just_text(story: Story) -> None:
+async def test_lucene_syntax_in_a_query_is_just_text(story: Story, embedder: Embedder) -> None:
     view = await story.view()
     for query in ("AND", "OR NOT", 'oolong" OR *', "(((", "theremin AND", "title:x~2^3"):
-        hits = await search(story.graph, view, query)
+        hits = await search(story.graph, view, query, embedder)
         assert all(h.claim.key for h in hits), query
 
 
 async def test_another_space_never_crowds_out_a_small_spaces_candidates(
-    story: Story, graph: Graph
+    story: Story, graph: Graph, embedder: Embedder
 ) -> None:
     crowd = await new_story(graph, "crowd")
     said = await crowd.say("oolong everywhere")
     for i in range(120):
         await crowd.remember(said, key=f"pref:other:oolong{i}", value={"value": "oolong"})
-    hits = await search(story.graph, await story.view(), "oolong", first=1)
+    hits = await search(story.graph, await story.view(), "oolong", embedder, first=1)
     assert [h.claim.key for h in hits] == ["pref:other:drink"]

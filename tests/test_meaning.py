@@ -1,0 +1,209 @@
+"""Meaning vectors: the packaged MiniLM model, the embedding outbox, search by meaning, and
+vectors that are erased with what they mean and never written back."""
+
+from __future__ import annotations
+
+import asyncio
+import math
+from pathlib import Path
+
+import pytest
+
+from api.app import create_app
+from graph.backup import backup, restore
+from graph.db import Graph, Neo4jTarget
+from graph.embeddings import DIMENSIONS, Embedder, count_pending, embed_pending, pending, store
+from graph.forget import ForgetInput, forget, purge_spaces
+from graph.search import search
+from graph.selectors import Selector, SelectorKind
+from graph.settings import Settings
+from graph.visibility import View
+from tests.http import gql, running
+from tests.story import Story, new_story
+from tests.test_cli import engram_env, run_engram
+
+NOWHERE = Path("/nonexistent")
+
+MEANINGS: str = "MATCH (c:Claim)-[:MEANS]->(m:Meaning) RETURN c.id AS id, m.spaceId AS space"
+
+
+NEAREST: str = (
+    "CALL db.index.vector.queryNodes('claim_meaning', 10, $v) YIELD node RETURN node.claimId AS id"
+)
+
+
+def cosine(a: list[float], b: list[float]) -> float:
+    return sum(x * y for x, y in zip(a, b, strict=True))
+
+
+@pytest.fixture
+async def story(graph: Graph) -> Story:
+    story = await new_story(graph)
+    said = await story.say("I love mountaineering, every summer in the Alps")
+    await story.remember(said, key="pref:other:hobby", value={"value": "mountaineering"})
+    tea = await story.say("remember: oolong, not green")
+    await story.remember(tea, key="pref:other:drink", value={"value": "oolong tea"})
+    return story
+
+
+async def forget_claim(story: Story, claim_id: str) -> None:
+    await forget(
+        story.graph,
+        story.space,
+        ForgetInput(selector=Selector(kind=SelectorKind.CLAIM, id=claim_id), reason="asked"),
+        actor="test",
+        blob_root=NOWHERE,
+    )
+
+
+def test_the_model_gives_unit_vectors_that_rank_a_paraphrase_above_an_unrelated_text(
+    embedder: Embedder,
+) -> None:
+    climbing, paraphrase, taxes = embedder.embed(
+        ["I love mountaineering", "climbing peaks is my passion", "quarterly tax filing"]
+    )
+    assert len(climbing) == DIMENSIONS
+    assert math.isclose(math.sqrt(cosine(climbing, climbing)), 1.0, abs_tol=1e-5)
+    assert cosine(climbing, paraphrase) > 0.5 > 0.1 > cosine(climbing, taxes)
+    assert embedder.embed([]) == []
+
+
+def test_a_text_embeds_the_same_alone_and_in_a_batch(embedder: Embedder) -> None:
+    [alone] = embedder.embed(["oolong tea"])
+    batched = embedder.embed(["a much longer sentence that pads the batch a lot", "oolong tea"])
+    assert cosine(alone, batched[1]) == pytest.approx(1.0, abs=1e-5)
+
+
+async def test_a_claim_is_found_by_meaning_once_the_outbox_has_embedded_it(
+    story: Story, embedder: Embedder
+) -> None:
+    view = await story.view()
+    assert await search(story.graph, view, "climbing peaks", embedder) == []
+    assert await count_pending(story.graph) == 2
+    assert await embed_pending(story.graph, embedder) == 2
+    assert await count_pending(story.graph) == 0
+    hits = await search(story.graph, view, "climbing peaks", embedder)
+    assert [(h.claim.key, h.sources) for h in hits] == [("pref:other:hobby", ("meaning",))]
+    assert await embed_pending(story.graph, embedder) == 0
+
+
+async def test_a_new_revision_waits_for_its_own_vector_and_search_sees_only_the_current_one(
+    story: Story, embedder: Embedder
+) -> None:
+    await embed_pending(story.graph, embedder)
+    [hobby] = [c for c in await search(story.graph, await story.view(), "alps", embedder)]
+    said = await story.say("I gave up climbing; I sail now")
+    await story.correct(
+        claim_id=hobby.claim.id,
+        kind="SUPERSEDE",
+        value={"value": "sailing"},
+        reason="changed hobby",
+        evidence=[{"observation_id": said}],
+    )
+    assert await count_pending(story.graph) == 1
+    await embed_pending(story.graph, embedder)
+    view = await story.view()
+    by_meaning = await search(story.graph, view, "boats on the sea", embedder)
+    assert [(h.claim.value, h.sources) for h in by_meaning] == [
+        ({"value": "sailing"}, ("meaning",))
+    ]
+    # The old revision keeps its vector for views of the past, and only those see it.
+    climbing = await search(story.graph, view, "climbing peaks", embedder)
+    assert {"value": "mountaineering"} not in [h.claim.value for h in climbing]
+    before = await story.view(known_at=hobby.claim.recorded_at)
+    climbing_then = await search(story.graph, before, "climbing peaks", embedder)
+    assert [h.claim.value for h in climbing_then] == [{"value": "mountaineering"}]
+
+
+async def test_forgetting_a_claim_deletes_its_vector_so_its_nearest_neighbour_query_is_empty(
+    story: Story, embedder: Embedder
+) -> None:
+    await embed_pending(story.graph, embedder)
+    [hit] = await search(story.graph, await story.view(), "climbing peaks", embedder)
+    [vector] = embedder.embed([hit.claim.text])
+    await forget_claim(story, hit.claim.id)
+    near = await story.graph.read(NEAREST, v=vector)
+    assert hit.claim.id not in [row["id"] for row in near]
+    assert [row["id"] for row in await story.graph.read(MEANINGS)] == [
+        (await search(story.graph, await story.view(), "oolong", embedder))[0].claim.id
+    ]
+    assert await search(story.graph, await story.view(), "climbing peaks", embedder) == []
+
+
+async def test_a_vector_computed_before_a_forget_is_never_written_back(
+    story: Story, embedder: Embedder
+) -> None:
+    waiting = await pending(story.graph)
+    vectors = embedder.embed([row["text"] for row in waiting])
+    hobby = next(row for row in waiting if "mountaineering" in row["text"])
+    await forget_claim(story, hobby["id"])
+    stored = await store(
+        story.graph,
+        [{**row, "vector": v} for row, v in zip(waiting, vectors, strict=True)],
+    )
+    assert stored == 1
+    assert hobby["id"] not in [row["id"] for row in await story.graph.read(MEANINGS)]
+    assert await count_pending(story.graph) == 0
+    assert await search(story.graph, await story.view(), "climbing peaks", embedder) == []
+
+
+async def test_a_space_forget_purges_its_vectors_and_no_other_spaces(
+    story: Story, graph: Graph, embedder: Embedder
+) -> None:
+    other = await new_story(graph, "bob")
+    said = await other.say("bob likes hiking")
+    await other.remember(said, key="pref:other:hobby", value={"value": "hiking"})
+    await embed_pending(graph, embedder)
+    await forget(
+        graph,
+        story.space,
+        ForgetInput(selector=Selector(kind=SelectorKind.SPACE), reason="closed"),
+        actor="test",
+        blob_root=NOWHERE,
+    )
+    await purge_spaces(graph)
+    rows = await graph.read(MEANINGS)
+    assert len(rows) == 1
+    hits = await search(graph, await other.view(), "walking in the hills", embedder)
+    assert [(h.claim.id, h.sources) for h in hits] == [(rows[0]["id"], ("meaning",))]
+
+
+async def test_a_backup_leaves_vectors_out_and_a_restore_embeds_again(
+    story: Story, restored: Graph, embedder: Embedder, tmp_path: Path
+) -> None:
+    await embed_pending(story.graph, embedder)
+    report = await backup(story.graph, tmp_path / "b.zip", blob_root=tmp_path)
+    nodes = await story.graph.read("MATCH (n) WHERE NOT n:Migration RETURN count(n) AS n")
+    assert report.nodes == nodes[0]["n"] - 2
+    await restore(restored, tmp_path / "b.zip", blob_root=tmp_path / "restored")
+    assert await restored.read(MEANINGS) == []
+    assert await count_pending(restored) == 2
+    assert await embed_pending(restored, embedder) == 2
+    hits = await search(restored, await View.open(restored, "alice"), "climbing peaks", embedder)
+    assert [(h.claim.key, h.sources) for h in hits] == [("pref:other:hobby", ("meaning",))]
+
+
+async def test_the_server_embeds_in_the_background_and_search_finds_by_meaning(
+    test_settings: Settings, neo4j_target: Neo4jTarget, story: Story
+) -> None:
+    eager = test_settings.model_copy(update={"embed_interval": 0.05})
+    async with running(create_app(eager, neo4j_target)) as client:
+        for _ in range(200):
+            if await count_pending(story.graph) == 0:
+                break
+            await asyncio.sleep(0.05)
+        body = await gql(
+            client,
+            '{ search(space: "alice", query: "climbing peaks") { sources claim { key } } }',
+        )
+    assert body["data"]["search"] == [
+        {"sources": ["meaning"], "claim": {"key": "pref:other:hobby"}}
+    ]
+
+
+async def test_engram_embed_fills_in_every_waiting_vector(
+    story: Story, test_settings: Settings, neo4j_target: Neo4jTarget
+) -> None:
+    done = run_engram(engram_env(test_settings, neo4j_target), "embed")
+    assert (done.returncode, done.stdout.strip()) == (0, "embedded 2 claims"), done.stderr
+    assert await count_pending(story.graph) == 0
