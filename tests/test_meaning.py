@@ -12,7 +12,17 @@ import pytest
 from api.app import create_app
 from graph.backup import backup, restore
 from graph.db import Graph, Neo4jTarget
-from graph.embeddings import DIMENSIONS, Embedder, count_pending, embed_pending, pending, store
+from graph.embeddings import (
+    DIMENSIONS,
+    MODEL_SHA256,
+    Embedder,
+    check_file,
+    count_pending,
+    embed_pending,
+    pending,
+    store,
+)
+from graph.errors import SetupError
 from graph.forget import ForgetInput, forget, purge_spaces
 from graph.search import search
 from graph.selectors import Selector, SelectorKind
@@ -66,6 +76,15 @@ def test_the_model_gives_unit_vectors_that_rank_a_paraphrase_above_an_unrelated_
     assert math.isclose(math.sqrt(cosine(climbing, climbing)), 1.0, abs_tol=1e-5)
     assert cosine(climbing, paraphrase) > 0.5 > 0.1 > cosine(climbing, taxes)
     assert embedder.embed([]) == []
+
+
+def test_a_model_file_with_other_bytes_is_refused(tmp_path: Path) -> None:
+    tampered = tmp_path / "model.onnx"
+    tampered.write_bytes(b"not the model")
+    with pytest.raises(SetupError, match="model.onnx has sha256 .* expected 8199be6f"):
+        check_file(tampered, MODEL_SHA256)
+    with pytest.raises(SetupError, match="cannot read .*missing.onnx"):
+        check_file(tmp_path / "missing.onnx", MODEL_SHA256)
 
 
 def test_a_text_embeds_the_same_alone_and_in_a_batch(embedder: Embedder) -> None:
