@@ -148,6 +148,21 @@ WHERE a.spaceId = $spaceId AND a.erasedAt IS NULL
 RETURN DISTINCT a.locator AS locator
 """
 
+# API keys name the spaces they grant; a forgotten space's name may be taken again by a new
+# space, so the grants of the old one are withdrawn with it (grants are JSON, edited in Python).
+KEYS_GRANTING_SPACE: LiteralString = """
+MATCH (s:Space {id: $spaceId})
+MATCH (k:ApiKey)
+WHERE k.grants CONTAINS ('"' + s.name + '"')
+RETURN s.name AS space, k.keyId AS keyId, k.grants AS grants
+"""
+
+SET_KEY_GRANTS: LiteralString = """
+UNWIND $keys AS key
+MATCH (k:ApiKey {keyId: key.keyId})
+SET k.grants = key.grants
+"""
+
 CLOSE_SPACE: LiteralString = """
 MATCH (s:Space {id: $spaceId})
 SET s.erasedAt = $now, s.name = 'forgotten-' + s.id
@@ -350,6 +365,19 @@ class Erasure:
     made_inactive: list[str] = field(default_factory=list)
 
 
+async def withdraw_grants(ctx: WriteContext) -> int:
+    """Take the space being closed out of every API key's grants; returns the keys changed."""
+    changed = []
+    for row in await run(ctx.tx, KEYS_GRANTING_SPACE, spaceId=ctx.space_id):
+        grants = json.loads(row["grants"])
+        kept = [grant for grant in grants if grant.get("space") != row["space"]]
+        if len(kept) != len(grants):
+            changed.append({"keyId": row["keyId"], "grants": json.dumps(kept)})
+    if changed:
+        await run(ctx.tx, SET_KEY_GRANTS, keys=changed)
+    return len(changed)
+
+
 async def erase(
     ctx: WriteContext, selection: Selection, *, held: set[str] | None = None
 ) -> Erasure:
@@ -363,6 +391,7 @@ async def erase(
     if selection.whole_space:
         rows = await run(ctx.tx, SPACE_BLOBS, spaceId=ctx.space_id)
         erasure.blobs = {str(row["locator"]).removeprefix("blob:") for row in rows}
+        await withdraw_grants(ctx)
         await run(ctx.tx, CLOSE_SPACE, spaceId=ctx.space_id, now=ctx.now)
         return erasure
     if selection.claims:

@@ -11,17 +11,21 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
 from api.app import create_app
-from graph.apikeys import Grant, create_key, revoke_key
+from graph.apikeys import Grant, create_key, list_keys, revoke_key
 from graph.db import Graph, Neo4jTarget
+from graph.forget import ForgetInput, forget
 from graph.model import Privacy
 from graph.neomodel_bridge import share_driver
+from graph.selectors import Selector, SelectorKind
 from graph.settings import Settings
+from graph.spaces import create_space
 from tests.http import gql, running
 from tests.story import Story, new_story
 
@@ -248,3 +252,31 @@ async def test_legal_holds_need_a_legal_grant(world: World, client: httpx.AsyncC
     ).secret
     placed = await as_key(client, world, "counsel", mutation)
     assert placed["data"]["setLegalHold"]["errors"] == []
+
+
+async def test_forgetting_a_space_withdraws_its_grants_from_every_key(
+    world: World, client: httpx.AsyncClient, graph: Graph
+) -> None:
+    both = await create_key(
+        "both", [Grant("alice", Privacy.SECRET, write=True), Grant("bob", Privacy.NORMAL)]
+    )
+    world.keys["both"] = both.secret
+    await forget(
+        graph,
+        "alice",
+        ForgetInput(selector=Selector(kind=SelectorKind.SPACE), reason="account closed"),
+        actor="test",
+        blob_root=Path("/nonexistent"),
+    )
+    await create_space(graph, "alice", "someone else, same name", actor="test")
+    query = '{ claims(space: "alice") { nodes { key } } }'
+    for key in ("both", "alice_normal", "alice_secret_writer"):
+        refused = await as_key(client, world, key, query)
+        assert refused["errors"][0]["extensions"] == {"code": "FORBIDDEN", "field": "space"}, key
+    bob = await as_key(client, world, "both", '{ claims(space: "bob") { nodes { key } } }')
+    assert "errors" not in bob and len(bob["data"]["claims"]["nodes"]) == 4
+    grants = {k["keyId"]: k["grants"] for k in await list_keys()}
+    assert grants[both.key_id] == [
+        {"space": "bob", "tier": "normal", "write": False, "legal": False}
+    ]
+    assert sorted(len(g) for g in grants.values()) == [0, 0, 1, 1]
