@@ -31,6 +31,7 @@ from rich.text import Text
 
 from graph import db
 from graph.db import Graph, connect, resolve_target
+from graph.embeddings import Embedder, count_pending, embed_pending
 from graph.settings import get_settings
 from graph.spaces import list_spaces
 
@@ -218,3 +219,20 @@ def timed_queries() -> Iterator[dict[str, list[float]]]:
     finally:
         for module in patched:
             setattr(module, "run", original)  # noqa: B010
+
+
+async def drain_embeddings(console: Console, graph: Graph, embedder: Embedder) -> None:
+    """Give every waiting claim its meaning vector (as `engram serve` would have), reporting the
+    rate; the model and the writes together."""
+    total = await count_pending(graph)
+    if not total:
+        console.print("embedding outbox: empty")
+        return
+    began = time.perf_counter()
+    with progress_bar(console) as bar:
+        task = bar.add_task("embedding claims", total=total)
+        stored = await embed_pending(
+            graph, embedder, batch=128, progress=lambda done: bar.update(task, completed=done)
+        )
+    seconds = time.perf_counter() - began
+    console.print(f"embedded {stored:,} claims in {seconds:.1f} s: {stored / seconds:,.0f}/s")

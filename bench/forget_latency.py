@@ -44,6 +44,7 @@ from bench._support import (
     SCAN_OPERATORS,
     bench_console,
     delete_space,
+    drain_embeddings,
     open_graph,
     percentile,
     profile_rolled_back,
@@ -57,6 +58,7 @@ from graph import audit, entities, holds, revisions, selectors, writing
 from graph import forget as forgetting
 from graph.claims import RememberInput, remember
 from graph.db import Graph, query_count
+from graph.embeddings import Embedder
 from graph.entities import EntityRef
 from graph.episodes import ObservationInput, OpenEpisodeInput, open_episode, record_observations
 from graph.forget import ForgetInput, ForgetReceipt, forget, purge_blobs
@@ -393,6 +395,8 @@ async def run_bench(
             fresh=fresh,
             max_consumed=max_consumed,
         )
+        # Forget also deletes meaning vectors: measure with them there, as a server has them.
+        await drain_embeddings(console, graph, Embedder())
         use = await space_use(graph, space_id)
         targets = await pick_targets(graph, space, space_id, warm_up + samples + per_query, rng)
         tombstones = (await graph.read(TOMBSTONES))[0]["n"]

@@ -31,9 +31,14 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from bench._support import bench_console, open_graph, percentile, progress_bar
-from graph.db import Graph
-from graph.embeddings import Embedder, count_pending, embed_pending
+from bench._support import (
+    bench_console,
+    drain_embeddings,
+    open_graph,
+    percentile,
+    progress_bar,
+)
+from graph.embeddings import Embedder
 from graph.search import DEFAULT_FIRST, lucene_query, search
 from graph.visibility import View
 
@@ -68,7 +73,7 @@ async def timed(work: Callable[[], Awaitable[object]]) -> float:
 async def run_bench(console: Console, *, space: str, samples: int, seed: int) -> None:
     embedder = Embedder()
     async with open_graph() as graph:
-        await drain(console, graph, embedder)
+        await drain_embeddings(console, graph, embedder)
         view = await View.open(graph, space)
         rows = await graph.read(CURRENT_TEXTS, spaceId=view.space_id)
         rng = random.Random(seed)
@@ -108,21 +113,6 @@ async def run_bench(console: Console, *, space: str, samples: int, seed: int) ->
                     found += 1
                 bar.advance(task)
     report(console, times, found, len(queries) // 2)
-
-
-async def drain(console: Console, graph: Graph, embedder: Embedder) -> None:
-    total = await count_pending(graph)
-    if not total:
-        console.print("embedding outbox: empty")
-        return
-    began = time.perf_counter()
-    with progress_bar(console) as bar:
-        task = bar.add_task("embedding claims", total=total)
-        stored = await embed_pending(
-            graph, embedder, batch=128, progress=lambda done: bar.update(task, completed=done)
-        )
-    seconds = time.perf_counter() - began
-    console.print(f"embedded {stored:,} claims in {seconds:.1f} s: {stored / seconds:,.0f}/s")
 
 
 def report(console: Console, times: dict[str, list[float]], found: int, texts: int) -> None:
