@@ -252,14 +252,18 @@ async def embedding_worker(
         return
 
     async def work() -> None:
+        failures = 0
         while True:
             try:
                 stored = await embed_pending(graph, embedder)
+                failures = 0
                 if stored:
                     log.info("embedded %d claims", stored)
             except Exception:
-                log.exception("the embedding worker failed; it tries again")
-            await asyncio.sleep(interval)
+                failures += 1
+                log.exception("the embedding worker failed (%d in a row); it tries again", failures)
+            # After failures, wait longer (up to a minute) instead of repeating the same error.
+            await asyncio.sleep(min(interval * 2**failures, max(interval, 60.0)))
 
     task = asyncio.create_task(work(), name="engram-embedding-worker")
     try:
