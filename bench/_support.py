@@ -32,6 +32,7 @@ from rich.text import Text
 from graph import db
 from graph.db import Graph, connect, resolve_target
 from graph.embeddings import Embedder, count_pending, embed_pending
+from graph.migrate import migrate
 from graph.settings import get_settings
 from graph.spaces import list_spaces
 
@@ -52,9 +53,12 @@ DETACH DELETE s
 
 @asynccontextmanager
 async def open_graph() -> AsyncIterator[Graph]:
-    """The configured Neo4j (the local one is started when NEO4J_URI is unset), closed after."""
+    """The configured Neo4j (the local one is started when NEO4J_URI is unset), migrated as
+    `engram serve` would (without the indexes a fresh database makes every lookup a scan),
+    closed after."""
     graph = await connect(resolve_target(get_settings()))
     try:
+        await migrate(graph)
         yield graph
     finally:
         await graph.close()
