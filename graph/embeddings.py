@@ -62,8 +62,8 @@ STORE: LiteralString = (
     TICK
     + """
 UNWIND $rows AS row
-MATCH (c:Unembedded {id: row.id})
-WHERE c.erasedAt IS NULL AND c.text = row.text
+MATCH (c:Claim {id: row.id})
+WHERE c:Unembedded AND c.erasedAt IS NULL AND c.text = row.text
 REMOVE c:Unembedded
 CREATE (c)-[:MEANS]->(m:Meaning {spaceId: c.spaceId, claimId: c.id, model: $model,
                                   createdAt: now})
@@ -73,12 +73,13 @@ RETURN count(c) AS stored
 """
 )
 
+# Claims are found by `Claim.id` (unique, indexed); `:Unembedded` is only a filter.
 # What was read but cannot be stored (no text, or erased without its label removed) leaves the
 # outbox empty-handed, so that draining always ends.
 DROP_UNEMBEDDABLE: LiteralString = """
 UNWIND $ids AS id
-MATCH (c:Unembedded {id: id})
-WHERE c.text IS NULL OR c.erasedAt IS NOT NULL
+MATCH (c:Claim {id: id})
+WHERE c:Unembedded AND (c.text IS NULL OR c.erasedAt IS NOT NULL)
 REMOVE c:Unembedded
 """
 

@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 
 from api.app import create_app
+from bench._support import SCAN_OPERATORS, query_plan
+from graph import embeddings
 from graph.backup import backup, restore
 from graph.db import Graph, Neo4jTarget
 from graph.embeddings import (
@@ -226,3 +228,15 @@ async def test_engram_embed_fills_in_every_waiting_vector(
     done = run_engram(engram_env(test_settings, neo4j_target), "embed")
     assert (done.returncode, done.stdout.strip()) == (0, "embedded 2 claims"), done.stderr
     assert await count_pending(story.graph) == 0
+
+
+@pytest.mark.parametrize("query", ["STORE", "DROP_UNEMBEDDABLE"])
+async def test_the_outbox_finds_claims_by_their_unique_id_never_by_a_scan(
+    graph: Graph, query: str
+) -> None:
+    plan = await query_plan(
+        graph, getattr(embeddings, query), {"rows": [], "ids": [], "model": "m"}, profile=False
+    )
+    operators = {step.operator for step in plan}
+    assert "NodeUniqueIndexSeek(Locking)" in operators
+    assert not operators & SCAN_OPERATORS
