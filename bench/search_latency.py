@@ -42,10 +42,13 @@ from graph.embeddings import Embedder
 from graph.search import DEFAULT_FIRST, lucene_query, search
 from graph.visibility import View
 
+# Claims visible now (search's default view): current, active, valid today.
 CURRENT_TEXTS: LiteralString = """
 MATCH (c:Claim)
 WHERE c.spaceId = $spaceId AND c.supersededAt IS NULL AND c.erasedAt IS NULL
-  AND c.status = 'active' AND c.type <> 'entity'
+  AND c.status = 'active' AND c.type <> 'entity' AND c.archivedAt IS NULL
+  AND coalesce(c.validFrom, datetime()) <= datetime()
+  AND coalesce(c.validTo, datetime() + duration('P1D')) > datetime()
 RETURN c.id AS id, c.text AS text
 """
 

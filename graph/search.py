@@ -20,9 +20,10 @@ hold most of the near neighbours, the meaning list may come back short (full-tex
 
 from __future__ import annotations
 
+import asyncio
 import re
 from dataclasses import dataclass
-from typing import LiteralString
+from typing import Any, LiteralString
 
 from graph.db import Graph
 from graph.embeddings import Embedder
@@ -159,18 +160,25 @@ async def search(
         "types": [t.value for t in types] if types else None,
         "first": first * 3,
         "candidates": max(first * 20, 100),
-        "vector": (await embedder.embed_async([query]))[0],
         "minScore": (1 + MIN_SIMILARITY) / 2,
     }
+
+    async def by_meaning() -> list[dict[str, Any]]:
+        [vector] = await embedder.embed_async([query])
+        return await graph.read(BY_MEANING, **params, vector=vector)
+
+    # The lists are independent: they run at once (each in its own session), the query's
+    # embedding alongside the full-text lists.
+    lists = await asyncio.gather(
+        graph.read(BY_CLAIM_TEXT, **params),
+        by_meaning(),
+        graph.read(BY_EVIDENCE_TEXT, **params),
+        graph.read(BY_ENTITY_NAME, **params),
+    )
     fused: dict[str, float] = {}
     sources: dict[str, list[str]] = {}
-    for source, ranked in (
-        ("text", BY_CLAIM_TEXT),
-        ("meaning", BY_MEANING),
-        ("evidence", BY_EVIDENCE_TEXT),
-        ("entity", BY_ENTITY_NAME),
-    ):
-        for rank, row in enumerate(await graph.read(ranked, **params), start=1):
+    for source, ranked in zip(("text", "meaning", "evidence", "entity"), lists, strict=True):
+        for rank, row in enumerate(ranked, start=1):
             fused[row["id"]] = fused.get(row["id"], 0.0) + 1.0 / (RRF_K + rank)
             sources.setdefault(row["id"], []).append(source)
     best = sorted(fused, key=lambda claim_id: (-fused[claim_id], claim_id))[:first]
