@@ -396,7 +396,7 @@ async def run_bench(
             max_consumed=max_consumed,
         )
         # Forget also deletes meaning vectors: measure with them there, as a server has them.
-        await drain_embeddings(console, graph, Embedder())
+        await drain_embeddings(console, graph, Embedder(threads=2))
         use = await space_use(graph, space_id)
         targets = await pick_targets(graph, space, space_id, warm_up + samples + per_query, rng)
         tombstones = (await graph.read(TOMBSTONES))[0]["n"]

@@ -74,7 +74,7 @@ async def timed(work: Callable[[], Awaitable[object]]) -> float:
 
 
 async def run_bench(console: Console, *, space: str, samples: int, seed: int) -> None:
-    embedder = Embedder()
+    embedder = Embedder(threads=2)
     async with open_graph() as graph:
         await drain_embeddings(console, graph, embedder)
         view = await View.open(graph, space)
