@@ -51,6 +51,8 @@ TOKENIZER_FILE = "embeddings/data/all-MiniLM-L6-v2-onnx-int8/tokenizer.json"
 TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
 """The same bytes as sentence-transformers/all-MiniLM-L6-v2's own tokenizer.json."""
 BATCH = 64
+GROUP = 32
+"""Texts the model runs at once (sorted by length, so each group pads to a similar width)."""
 
 PENDING: LiteralString = """
 MATCH (c:Unembedded)
@@ -135,23 +137,29 @@ class Embedder:
             return self._session, self._tokenizer
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
-        """One unit vector per text (cosine similarity is then a dot product)."""
+        """One unit vector per text (cosine similarity is then a dot product). Texts run in
+        groups of similar length, so little is spent on padding."""
         if not texts:
             return []
         session, tokenizer = self._load()
         encodings = tokenizer.encode_batch(list(texts))
-        width = max(len(e.ids) for e in encodings)
-        ids = np.zeros((len(encodings), width), dtype=np.int64)
-        mask = np.zeros((len(encodings), width), dtype=np.int64)
-        for row, encoding in enumerate(encodings):
-            ids[row, : len(encoding.ids)] = encoding.ids
-            mask[row, : len(encoding.ids)] = 1
-        feeds = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
-        [hidden] = session.run(["last_hidden_state"], feeds)
-        weights = mask[..., None].astype(np.float32)
-        pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
-        norms = np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
-        vectors: list[list[float]] = (pooled / norms).astype(np.float32).tolist()
+        order = sorted(range(len(encodings)), key=lambda i: len(encodings[i].ids))
+        vectors: list[list[float]] = [[] for _ in encodings]
+        for start in range(0, len(order), GROUP):
+            group = order[start : start + GROUP]
+            width = max(len(encodings[i].ids) for i in group)
+            ids = np.zeros((len(group), width), dtype=np.int64)
+            mask = np.zeros((len(group), width), dtype=np.int64)
+            for row, i in enumerate(group):
+                ids[row, : len(encodings[i].ids)] = encodings[i].ids
+                mask[row, : len(encodings[i].ids)] = 1
+            feeds = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
+            [hidden] = session.run(["last_hidden_state"], feeds)
+            weights = mask[..., None].astype(np.float32)
+            pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
+            norms = np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
+            for i, vector in zip(group, (pooled / norms).astype(np.float32).tolist(), strict=True):
+                vectors[i] = vector
         return vectors
 
     async def embed_async(self, texts: Sequence[str]) -> list[list[float]]:

@@ -16,6 +16,7 @@ from graph.backup import backup, restore
 from graph.db import Graph, Neo4jTarget
 from graph.embeddings import (
     DIMENSIONS,
+    GROUP,
     MODEL_SHA256,
     Embedder,
     check_file,
@@ -93,6 +94,15 @@ def test_a_text_embeds_the_same_alone_and_in_a_batch(embedder: Embedder) -> None
     [alone] = embedder.embed(["oolong tea"])
     batched = embedder.embed(["a much longer sentence that pads the batch a lot", "oolong tea"])
     assert cosine(alone, batched[1]) == pytest.approx(1.0, abs=1e-5)
+
+
+def test_a_large_batch_of_mixed_lengths_keeps_every_vector_in_its_place(
+    embedder: Embedder,
+) -> None:
+    texts = [" ".join(["word"] * (n % 9 + 1)) + f" item {n}" for n in range(GROUP * 2 + 5)]
+    batched = embedder.embed(texts)
+    for text, vector in zip(texts, batched, strict=True):
+        assert cosine(embedder.embed([text])[0], vector) == pytest.approx(1.0, abs=1e-5), text
 
 
 async def test_a_claim_is_found_by_meaning_once_the_outbox_has_embedded_it(
