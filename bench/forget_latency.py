@@ -62,7 +62,7 @@ from graph.embeddings import Embedder
 from graph.entities import EntityRef
 from graph.episodes import ObservationInput, OpenEpisodeInput, open_episode, record_observations
 from graph.forget import ForgetInput, ForgetReceipt, forget, purge_blobs
-from graph.model import Role
+from graph.model import Privacy, Role
 from graph.selectors import Selector, SelectorKind
 
 ACTOR = "bench:forget_latency"
@@ -428,15 +428,16 @@ async def run_bench(
             f"after the run: {after.live:,} live claims, {after.erased_episodes:,}/"
             f"{after.episodes:,} episodes forgotten ({after.consumed:.0%} of the space used)"
         )
+        # The figures first: the plan listings below are diagnostics.
+        report(console, timings, samples, use.revisions)
+        if per_query:
+            report_breakdown(console, breakdown, per_query)
         if plans:
             await print_plans(console, graph)
             await print_profiles(console, graph, space, space_id, targets)
         if drop:
             console.print(f"deleting space {space!r} …")
             await delete_space(graph, space)
-    report(console, timings, samples, use.revisions)
-    if per_query:
-        report_breakdown(console, breakdown, per_query)
     console.print(f"total {time.perf_counter() - started:.0f} s")
 
 
@@ -494,20 +495,21 @@ async def forget_cases(
     pass for the spare targets (read first, as forget would, to get the ids)."""
     now = datetime.now(UTC)
     subject_id, subject_key, predicate = targets.spare_pair
+    # The bench forgets as a trusted caller, at every tier (as `forget` from Python does).
+    space_params = {"spaceId": space_id, "maxPrivacy": int(Privacy.SECRET)}
     of_key = await graph.read(
-        selectors.ROWS_OF_KEY_OF_CLAIM, id=targets.spare_claim, spaceId=space_id
+        selectors.ROWS_OF_KEY_OF_CLAIM, id=targets.spare_claim, **space_params
     )
     of_pair = await graph.read(
         selectors.CLAIMS_OF_SUBJECT_PREDICATE,
         subjectId=subject_id,
         predicate=predicate,
-        spaceId=space_id,
+        **space_params,
     )
     observed = await graph.read(selectors.OBSERVATIONS_OF_EPISODE, id=targets.spare_episode)
     observations = sorted(observed[0]["ids"])
     citing = await graph.read(forgetting.CLAIMS_CITING_OBSERVATIONS, ids=observations)
     citing_ids = sorted(row["id"] for row in citing)
-    space_params = {"spaceId": space_id}
     cases: list[tuple[str, str, LiteralString, dict[str, Any]]] = [
         ("all", "writing.TICK_IN_SPACE", writing.TICK_IN_SPACE, {"space": space}),
         ("all", "holds.ACTIVE_HOLDS", holds.ACTIVE_HOLDS, space_params),
