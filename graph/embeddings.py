@@ -34,6 +34,7 @@ from typing import Any, LiteralString
 
 import numpy as np
 import onnxruntime
+from neo4j import AsyncManagedTransaction
 from tokenizers import Tokenizer
 
 from graph.clock import TICK
@@ -168,7 +169,7 @@ class Embedder:
 
 
 async def pending(graph: Graph, batch: int = BATCH) -> list[dict[str, Any]]:
-    """The oldest claims still waiting for a vector: `[{id, text}]`."""
+    """Up to `batch` claims still waiting for a vector (in no particular order): `[{id, text}]`."""
     return await graph.read(PENDING, batch=batch)
 
 
@@ -178,7 +179,7 @@ async def store(graph: Graph, rows: list[dict[str, Any]]) -> int:
     if not rows:
         return 0
 
-    async def work(tx: Any) -> int:
+    async def work(tx: AsyncManagedTransaction) -> int:
         [row] = await run(tx, STORE, rows=rows, model=MODEL_ID)
         await run(tx, DROP_UNEMBEDDABLE, ids=[r["id"] for r in rows])
         return int(row["stored"])
