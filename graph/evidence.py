@@ -116,24 +116,18 @@ async def resolve_evidence(
     observation_ids = sorted({r.observation_id for r in refs if r.observation_id})
     artifact_ids = sorted({r.artifact_id for r in refs if r.artifact_id})
     found: dict[str, dict[str, Any]] = {}
-    if observation_ids:
-        for row in await run(
-            ctx.tx,
-            FIND_OBSERVATIONS,
-            ids=observation_ids,
-            spaceId=ctx.space_id,
-            maxPrivacy=int(ctx.max_privacy),
-        ):
-            found[row["id"]] = {**row, "label": "Observation"}
-    if artifact_ids:
-        for row in await run(
-            ctx.tx,
-            FIND_ARTIFACTS,
-            ids=artifact_ids,
-            spaceId=ctx.space_id,
-            maxPrivacy=int(ctx.max_privacy),
-        ):
-            found[row["id"]] = {**row, "label": "Artifact", "role": Role.DOCUMENT.value}
+    lookups: list[tuple[list[str], LiteralString, dict[str, Any]]] = [
+        (observation_ids, FIND_OBSERVATIONS, {"label": "Observation"}),
+        (artifact_ids, FIND_ARTIFACTS, {"label": "Artifact", "role": Role.DOCUMENT.value}),
+    ]
+    for ids, query, marks in lookups:
+        if not ids:
+            continue
+        rows = await run(
+            ctx.tx, query, ids=ids, spaceId=ctx.space_id, maxPrivacy=int(ctx.max_privacy)
+        )
+        for row in rows:
+            found[row["id"]] = {**row, **marks}
     resolved: dict[str, ResolvedEvidence] = {}
     for ref in refs:
         what = "observation" if ref.observation_id else "artifact"
