@@ -35,7 +35,8 @@ from strawberry.asgi import GraphQL
 
 from api.context import EngramContext
 from api.schema import build_schema
-from graph.apikeys import DEV, Principal, authenticate
+from graph.actor import Actor
+from graph.apikeys import DEV, authenticate
 from graph.db import Graph, Neo4jTarget, connect
 from graph.embeddings import Embedder, embed_pending
 from graph.errors import SetupError
@@ -100,7 +101,7 @@ class EngramMiddleware:
             return
         started = time.perf_counter()
         status = {"code": 500}
-        principal: Principal | None = None
+        principal: Actor | None = None
 
         async def send_and_note(message: Message) -> None:
             if message["type"] == "http.response.start":
@@ -142,7 +143,7 @@ class EngramMiddleware:
                 )
             )
 
-    async def _principal(self, scope: Scope) -> Principal | None:
+    async def _principal(self, scope: Scope) -> Actor | None:
         if self.settings.dev:
             return DEV
         presented = _presented_key(scope)

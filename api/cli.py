@@ -25,6 +25,7 @@ from typing import Annotated, Any, TypeVar
 import typer
 from rich.console import Console
 
+from graph.actor import Actor
 from graph.db import Graph, Neo4jTarget, connect, resolve_target
 from graph.errors import EngramError, SetupError
 from graph.local.server import LocalNeo4j
@@ -207,7 +208,7 @@ def import_file(
                 space,
                 lines,
                 source=file.name,
-                actor="cli:import",
+                actor=Actor.operator("cli:import"),
                 batch_size=batch_size,
                 progress=progress,
             )
@@ -360,7 +361,12 @@ def retention_command(
     async def work(graph: Graph) -> Any:
         names = space or [s.name for s in await list_spaces(graph)]
         return await run_retention_everywhere(
-            graph, names, blob_root=settings.blobs, policies=policies, dry_run=dry_run
+            graph,
+            names,
+            blob_root=settings.blobs,
+            policies=policies,
+            dry_run=dry_run,
+            actor=Actor.operator("cli:retention"),
         )
 
     for report in _with_graph(work):
@@ -421,7 +427,9 @@ def spaces_create(
     """Create a memory space."""
     from graph.spaces import create_space
 
-    space = _with_graph(lambda graph: create_space(graph, name, description, actor="cli"))
+    space = _with_graph(
+        lambda graph: create_space(graph, name, description, actor=Actor.operator("cli"))
+    )
     out.print(f"created space {space.name} ({space.id})")
 
 
@@ -452,7 +460,8 @@ def keys_create(
     name: Annotated[str, typer.Option(help="Who or what the key is for.")] = "",
 ) -> None:
     """Issue an API key; its secret is printed once and only its hash is kept."""
-    from graph.apikeys import Grant, create_key
+    from graph.actor import Grant
+    from graph.apikeys import create_key
     from graph.model import Privacy
 
     grants = [Grant(s, Privacy[tier.name], write=write, legal=legal) for s in space]

@@ -11,7 +11,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from strawberry.dataloader import DataLoader
 
-from graph.apikeys import Principal
+from graph.actor import Actor
 from graph.db import Graph
 from graph.embeddings import Embedder
 from graph.settings import Settings
@@ -27,19 +27,20 @@ class EngramContext:
     response: Response | None
     graph: Graph
     settings: Settings
-    principal: Principal
+    principal: Actor
     embedder: Embedder
     loaders: dict[tuple[str, View], DataLoader[Any, Any]] = field(default_factory=dict)
 
     @property
-    def actor(self) -> str:
-        return self.principal.name
+    def actor(self) -> Actor:
+        """Who acts in this request's mutations (the key's grants, tier and legal grant)."""
+        return self.principal
 
     async def view(
         self, space: str, as_of: datetime | None = None, known_at: datetime | None = None
     ) -> View:
         """A view of `space` at the caller's tier; FORBIDDEN when the key may not read it."""
-        tier = self.principal.readable(space)
+        tier = self.principal.tier_in(space)
         return await View.open(self.graph, space, as_of=as_of, known_at=known_at, max_privacy=tier)
 
     def loader(

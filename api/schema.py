@@ -89,7 +89,6 @@ from graph.model import ClaimStatus
 from graph.model import MemoryType as DomainMemoryType
 from graph.search import DEFAULT_FIRST as SEARCH_FIRST
 from graph.visibility import View
-from graph.writing import writer_tier
 
 T = TypeVar("T")
 
@@ -352,15 +351,11 @@ class Query:
 async def _mutate(
     info: EngramInfo, space: str, work: Callable[[], Awaitable[T]], fail: Callable[[Any], T]
 ) -> T:
-    """Run a mutation as the key: its write grant on `space`, and never above its tier."""
+    """Run a mutation as the key; the command checks its grant and tier again (graph/ trusts
+    no caller), this early check only spares a transaction."""
     try:
-        principal = info.context.principal
-        principal.check_write(space)
-        token = writer_tier.set(principal.readable(space))
-        try:
-            return await work()
-        finally:
-            writer_tier.reset(token)
+        info.context.principal.check_write(space)
+        return await work()
     except EngramError as failure:
         return fail([user_error(failure)])
 

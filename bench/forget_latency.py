@@ -56,6 +56,7 @@ from bench.generate import generate
 from bench.mix import END, ClaimMix, entity_counts
 from graph import audit, entities, holds, revisions, selectors, writing
 from graph import forget as forgetting
+from graph.actor import Actor
 from graph.claims import RememberInput, remember
 from graph.db import Graph, query_count
 from graph.embeddings import Embedder
@@ -65,7 +66,7 @@ from graph.forget import ForgetInput, ForgetReceipt, forget, purge_blobs
 from graph.model import Privacy, Role
 from graph.selectors import Selector, SelectorKind
 
-ACTOR = "bench:forget_latency"
+ACTOR = Actor.operator("bench:forget_latency")
 PREFIX = "bench-forget-"
 GATE_MS = 100.0
 GOAL_MS = 20.0
@@ -524,7 +525,7 @@ async def forget_cases(
             "all",
             "audit.CREATE_AUDIT_EVENTS",
             audit.CREATE_AUDIT_EVENTS,
-            {"events": [{"id": "bench-profile"}], "now": now, **space_params, "actor": ACTOR},
+            {"events": [{"id": "bench-profile"}], "now": now, **space_params, "actor": ACTOR.name},
         ),
         ("all", "forget.PENDING_BLOBS", forgetting.PENDING_BLOBS, {}),
     ]
@@ -597,7 +598,7 @@ async def forget_cases(
                 **space_params,
                 "now": now,
                 "reason": forgetting.CASCADE_REASON,
-                "actor": ACTOR,
+                "actor": ACTOR.name,
             },
         ),
     ]

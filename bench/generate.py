@@ -45,6 +45,7 @@ from bench.mix import (
     ClaimSpec,
     entity_counts,
 )
+from graph.actor import Actor
 from graph.claims import remember
 from graph.correct import CorrectInput, correct
 from graph.db import Graph
@@ -60,7 +61,7 @@ from graph.evidence import EvidenceRef
 from graph.model import Claim, CorrectionKind, EpisodeKind, Role
 from graph.spaces import create_space
 
-ACTOR = "bench:generate"
+ACTOR = Actor.operator("bench:generate")
 
 
 @dataclass(frozen=True)

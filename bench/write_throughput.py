@@ -33,6 +33,7 @@ from rich.table import Table
 
 from bench._support import delete_space, fresh_space_name, open_graph, progress_bar
 from bench.mix import END, START, ClaimMix, ClaimSpec, entity_counts
+from graph.actor import Actor
 from graph.claims import RememberInput, remember
 from graph.db import Graph
 from graph.episodes import ObservationInput, OpenEpisodeInput, open_episode, record_observations
@@ -40,7 +41,7 @@ from graph.memory_types import fact_key
 from graph.model import Role, canonical_json
 from graph.spaces import create_space
 
-ACTOR = "bench:write_throughput"
+ACTOR = Actor.operator("bench:write_throughput")
 CLAIMS_PER_OBSERVATION = 5
 SETUP_BATCH = 1000
 WARM_UP_CLAIMS = 50
@@ -138,7 +139,7 @@ class Bench:
                 "importance": 0.5,
                 "privacy": 1,
                 "pinned": False,
-                "actor": ACTOR,
+                "actor": ACTOR.name,
                 "validFrom": fields.get("valid_from") or at,
                 "validTo": fields.get("valid_to"),
             },

@@ -7,7 +7,7 @@ neomodel on the driver the app's lifespan shares with it.
     >>> issued = await create_key("agent-7", [Grant("alice", Privacy.PRIVATE, write=True)])
     >>> issued.secret            # shown once
     'egk_3f9a0c1b2d4e_…'
-    >>> principal = await authenticate(issued.secret)
+    >>> actor = await authenticate(issued.secret)
 """
 
 from __future__ import annotations
@@ -16,13 +16,14 @@ import hashlib
 import hmac
 import re
 import secrets
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
 from neomodel import AsyncStructuredNode, DateTimeProperty, JSONProperty, StringProperty
 
-from graph.errors import Forbidden, ValidationFailed
+from graph.actor import Actor, Grant
+from graph.errors import ValidationFailed
 from graph.model import Privacy
 from graph.spaces import SPACE_NAME
 
@@ -39,54 +40,7 @@ class ApiKey(AsyncStructuredNode):
     revoked_at = DateTimeProperty(db_property="revokedAt")
 
 
-@dataclass(frozen=True)
-class Grant:
-    space: str
-    tier: Privacy
-    write: bool = False
-    legal: bool = False
-    """May place and release legal holds (a writer alone may not lift a hold and then forget)."""
-
-
-@dataclass(frozen=True)
-class Principal:
-    """Who is asking, and what they may do."""
-
-    name: str
-    grants: dict[str, Grant] = field(default_factory=dict)
-    everything: bool = False
-    """Dev mode: every space, every tier, writes allowed."""
-
-    def readable(self, space: str) -> Privacy:
-        """The highest tier `space` may be read at; FORBIDDEN when not at all."""
-        if self.everything:
-            return Privacy.SECRET
-        grant = self.grants.get(space)
-        if grant is None:
-            raise Forbidden(f"this key may not read space {space!r}", field="space")
-        return grant.tier
-
-    def check_write(self, space: str) -> None:
-        if self.everything:
-            return
-        grant = self.grants.get(space)
-        if grant is None or not grant.write:
-            raise Forbidden(f"this key may not write to space {space!r}", field="space")
-
-    def check_legal(self, space: str) -> None:
-        if self.everything:
-            return
-        grant = self.grants.get(space)
-        if grant is None or not grant.legal:
-            raise Forbidden(
-                f"this key may not place or release legal holds in space {space!r}", field="space"
-            )
-
-    def sees_space(self, space: str) -> bool:
-        return self.everything or space in self.grants
-
-
-DEV = Principal("dev", everything=True)
+DEV = Actor.operator("dev")
 
 
 @dataclass(frozen=True)
@@ -134,8 +88,8 @@ async def create_key(name: str, grants: list[Grant]) -> IssuedKey:
     return IssuedKey(key_id, f"egk_{key_id}_{secret}", grants)
 
 
-async def authenticate(presented: str) -> Principal | None:
-    """The principal of a presented key, or None if it is malformed, unknown or revoked."""
+async def authenticate(presented: str) -> Actor | None:
+    """The actor of a presented key, or None if it is malformed, unknown or revoked."""
     match = _KEY.match(presented.strip())
     if match is None:
         return None
@@ -144,7 +98,7 @@ async def authenticate(presented: str) -> Principal | None:
         return None
     if not hmac.compare_digest(key.secret_sha256, _digest(match["secret"])):
         return None
-    return Principal(f"key:{key.key_id}:{key.name}", _grants(key.grants))
+    return Actor(f"key:{key.key_id}:{key.name}", _grants(key.grants))
 
 
 async def revoke_key(key_id: str) -> bool:

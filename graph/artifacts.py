@@ -22,6 +22,7 @@ from urllib.parse import urlsplit, urlunsplit
 from neo4j import AsyncManagedTransaction
 from pydantic import BaseModel, ConfigDict, Field
 
+from graph.actor import Actor
 from graph.audit import AuditLog, check_idempotency_key, find_replays, request_hash
 from graph.db import Graph, run
 from graph.errors import Forbidden, Forgotten, NotFound, ValidationFailed
@@ -169,7 +170,7 @@ def describe(artifact: ArtifactInput, blob_root: Path) -> dict[str, Any]:
 
 
 async def add_artifact(
-    graph: Graph, space: str, artifact: ArtifactInput, *, blob_root: Path, actor: str
+    graph: Graph, space: str, artifact: ArtifactInput, *, blob_root: Path, actor: Actor
 ) -> Artifact:
     """Record an artifact after checking its content, path or URL."""
     check_idempotency_key(artifact.idempotency_key)

@@ -38,6 +38,7 @@ from graph.forget import Erasure, erase, purge_blobs, purge_spaces
 from graph.integrity import violations
 from graph.migrate import load as load_migrations
 from graph.migrate import migrate
+from graph.model import Privacy
 from graph.selectors import Selection
 from graph.timeutil import to_native, utc_now
 from graph.writing import TICK_NOW, WriteContext
@@ -493,7 +494,10 @@ async def _apply(target: Graph, tombstone: dict[str, Any], *, insert: bool) -> N
         space = await run(tx, SPACE_BY_ID, id=tombstone["spaceId"])
         erasure = Erasure()
         if space:
-            ctx = WriteContext(tx, now, tombstone["spaceId"], space[0]["name"], "restore")
+            # The ledger is replayed as an operator: what was erased is erased at every tier.
+            ctx = WriteContext(
+                tx, now, tombstone["spaceId"], space[0]["name"], "restore", Privacy.SECRET, True
+            )
             selection = Selection(whole_space=tombstone["selectorKind"] == "SPACE")
             if selection.whole_space and space[0]["erased"]:
                 selection = Selection()

@@ -25,6 +25,7 @@ from neo4j.exceptions import ConstraintError
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, JsonValue, model_validator
 
 from graph import memory_types as mt
+from graph.actor import Actor
 from graph.audit import AuditLog, check_idempotency_key, find_replays, request_hash
 from graph.db import Graph
 from graph.entities import EntityRef, ResolvedEntity, resolve_entities
@@ -131,7 +132,7 @@ def validate(item: RememberInput) -> MemoryType:
 
 
 async def remember(
-    graph: Graph, space: str, items: Sequence[RememberInput], *, actor: str
+    graph: Graph, space: str, items: Sequence[RememberInput], *, actor: Actor
 ) -> list[Claim]:
     """Remember `items` in one transaction (all or nothing); one claim revision per item."""
     if not items:

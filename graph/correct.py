@@ -25,6 +25,7 @@ from neo4j.exceptions import ConstraintError
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, JsonValue, model_validator
 
 from graph import memory_types as mt
+from graph.actor import Actor
 from graph.audit import AuditLog, check_idempotency_key, find_replays, request_hash
 from graph.db import Graph, run
 from graph.entities import EntityRef, resolve_entities
@@ -107,7 +108,7 @@ class CorrectInput(BaseModel):
         return self
 
 
-async def correct(graph: Graph, space: str, change: CorrectInput, *, actor: str) -> Claim:
+async def correct(graph: Graph, space: str, change: CorrectInput, *, actor: Actor) -> Claim:
     """Apply one correction in one transaction; returns the new revision."""
     check_idempotency_key(change.idempotency_key)
 

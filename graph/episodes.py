@@ -19,6 +19,7 @@ from typing import Any, LiteralString
 from neo4j import AsyncManagedTransaction
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 
+from graph.actor import Actor
 from graph.audit import AuditLog, check_idempotency_key, find_replays, request_hash
 from graph.db import Graph, run
 from graph.errors import Forbidden, Forgotten, NotFound, ValidationFailed
@@ -139,7 +140,7 @@ async def _episode(ctx: WriteContext, episode_id: str) -> dict[str, Any]:
 
 
 async def open_episode(
-    graph: Graph, space: str, opening: OpenEpisodeInput, *, actor: str
+    graph: Graph, space: str, opening: OpenEpisodeInput, *, actor: Actor
 ) -> Episode:
     check_idempotency_key(opening.idempotency_key)
 
@@ -151,7 +152,7 @@ async def open_episode(
 
 
 async def record_observation(
-    graph: Graph, space: str, observation: ObservationInput, *, actor: str
+    graph: Graph, space: str, observation: ObservationInput, *, actor: Actor
 ) -> Observation:
     """Append an observation to an open episode."""
     [recorded] = await record_observations(graph, space, [observation], actor=actor)
@@ -159,7 +160,7 @@ async def record_observation(
 
 
 async def record_observations(
-    graph: Graph, space: str, observations: list[ObservationInput], *, actor: str
+    graph: Graph, space: str, observations: list[ObservationInput], *, actor: Actor
 ) -> list[Observation]:
     """Append observations to open episodes in one transaction (all or nothing), in order."""
     for observation in observations:
@@ -173,7 +174,7 @@ async def record_observations(
 
 
 async def seal_episode(
-    graph: Graph, space: str, sealing: SealEpisodeInput, *, actor: str
+    graph: Graph, space: str, sealing: SealEpisodeInput, *, actor: Actor
 ) -> Episode:
     """Seal an open episode: it takes no more observations."""
     check_idempotency_key(sealing.idempotency_key)

@@ -34,6 +34,7 @@ from typing import Any, LiteralString
 from neo4j import AsyncManagedTransaction
 from pydantic import BaseModel, ConfigDict, Field
 
+from graph.actor import Actor
 from graph.audit import AuditLog, check_idempotency_key, find_replays, request_hash
 from graph.db import Graph, run
 from graph.holds import check_holds
@@ -263,7 +264,7 @@ def content_fingerprint(salt: str, text: str) -> str:
 
 
 async def forget(
-    graph: Graph, space: str, request: ForgetInput, *, actor: str, blob_root: Path
+    graph: Graph, space: str, request: ForgetInput, *, actor: Actor, blob_root: Path
 ) -> ForgetReceipt:
     """Erase what the selector selects (see the module docstring); returns the receipt."""
     check_idempotency_key(request.idempotency_key)

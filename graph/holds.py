@@ -16,6 +16,7 @@ from typing import LiteralString
 from neo4j import AsyncManagedTransaction
 from pydantic import BaseModel, ConfigDict, Field
 
+from graph.actor import Actor
 from graph.audit import AuditLog
 from graph.db import Graph, run
 from graph.errors import Forgotten, LegalHold, NotFound
@@ -50,7 +51,7 @@ class HoldInput(BaseModel):
     reason: str = Field(min_length=1, max_length=2000)
 
 
-async def set_legal_hold(graph: Graph, space: str, hold: HoldInput, *, actor: str) -> str:
+async def set_legal_hold(graph: Graph, space: str, hold: HoldInput, *, actor: Actor) -> str:
     """Place a hold; returns its id. The selector must select something that exists."""
 
     async def work(tx: AsyncManagedTransaction) -> str:
@@ -62,7 +63,7 @@ async def set_legal_hold(graph: Graph, space: str, hold: HoldInput, *, actor: st
             "spaceId": ctx.space_id,
             "selectorJson": hold.selector.model_dump_json(),
             "reason": hold.reason,
-            "actor": actor,
+            "actor": ctx.actor,
         }
         await run(tx, CREATE_HOLD, props=props, now=ctx.now)
         audit = AuditLog()
@@ -74,7 +75,7 @@ async def set_legal_hold(graph: Graph, space: str, hold: HoldInput, *, actor: st
 
 
 async def release_legal_hold(
-    graph: Graph, space: str, hold_id: str, *, reason: str, actor: str
+    graph: Graph, space: str, hold_id: str, *, reason: str, actor: Actor
 ) -> bool:
     """Release a hold from now on; False when it was released already."""
 

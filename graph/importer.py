@@ -26,6 +26,7 @@ from typing import Any, LiteralString
 
 from neo4j import AsyncManagedTransaction
 
+from graph.actor import Actor
 from graph.audit import key_digest
 from graph.claims import RememberInput, remember_in, validate
 from graph.correct import CorrectInput, correct_in
@@ -191,7 +192,7 @@ async def import_items(
     lines: Sequence[str],
     *,
     source: str,
-    actor: str,
+    actor: Actor,
     batch_size: int = 200,
     progress: Callable[[int], None] | None = None,
 ) -> ImportReport:
@@ -279,7 +280,7 @@ async def _import_batch(
     space: str,
     batch: list[_Item],
     episode: _LazyEpisode,
-    actor: str,
+    actor: Actor,
     report: ImportReport,
 ) -> None:
     """Each line's observation and claim (and retraction) are written together or not at all:
@@ -302,7 +303,7 @@ async def _import_batch(
 
 
 def _writer(
-    space: str, items: list[_Item], episode: _LazyEpisode, actor: str
+    space: str, items: list[_Item], episode: _LazyEpisode, actor: Actor
 ) -> Callable[[AsyncManagedTransaction], Awaitable[str]]:
     async def work(tx: AsyncManagedTransaction) -> str:
         ctx = await begin_write(tx, space, actor)

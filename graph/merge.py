@@ -13,6 +13,7 @@ from typing import Any, LiteralString
 from neo4j import AsyncManagedTransaction
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 
+from graph.actor import Actor
 from graph.audit import AuditLog, check_idempotency_key, find_replays, request_hash
 from graph.db import Graph, run
 from graph.entities import EntityRef, resolve_entities
@@ -53,7 +54,7 @@ class MergeInput(BaseModel):
     idempotency_key: str | None = None
 
 
-async def merge_entities(graph: Graph, space: str, merge: MergeInput, *, actor: str) -> str:
+async def merge_entities(graph: Graph, space: str, merge: MergeInput, *, actor: Actor) -> str:
     """Merge `duplicate` into `survivor`; returns the merge id (for undo)."""
     check_idempotency_key(merge.idempotency_key)
 
@@ -120,7 +121,7 @@ async def _refuse_chains(ctx: WriteContext, duplicate_id: str) -> None:
 
 
 async def unmerge_entities(
-    graph: Graph, space: str, merge_id: str, reason: str, *, actor: str
+    graph: Graph, space: str, merge_id: str, reason: str, *, actor: Actor
 ) -> bool:
     """Undo a merge from now on; False when it was undone already."""
     if not reason.strip():

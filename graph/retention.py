@@ -6,7 +6,8 @@ Never touched: pinned claims, open tasks, unfulfilled commitments (a value with
 Ages count from when Engram recorded a key's latest current row. `dry_run` plans and explains
 without writing.
 
-    >>> report = await run_retention(graph, "alice", policies=DEFAULT_POLICIES, dry_run=True)
+    >>> report = await run_retention(graph, "alice", policies=DEFAULT_POLICIES, dry_run=True,
+    ...                            actor=Actor.operator("retention"))
     >>> report.purged, report.skipped
     (['event:launch:2019-02-01:beta'], [('task:engram:t1', 'open task')])
 """
@@ -23,6 +24,7 @@ from neo4j import AsyncManagedTransaction
 from pydantic import BaseModel, ConfigDict, Field
 
 from graph import memory_types as mt
+from graph.actor import Actor
 from graph.audit import AuditLog
 from graph.db import Graph, run
 from graph.forget import erase, purge_blobs, write_tombstone
@@ -99,7 +101,7 @@ async def run_retention(
     policies: dict[MemoryType, Policy] | None = None,
     now: datetime | None = None,
     dry_run: bool = False,
-    actor: str = "retention",
+    actor: Actor,
 ) -> RetentionReport:
     """Apply the policies to one space in one transaction (or only plan them)."""
     policies = DEFAULT_POLICIES if policies is None else policies
@@ -190,9 +192,10 @@ async def run_retention_everywhere(
     policies: dict[MemoryType, Policy] | None = None,
     now: datetime | None = None,
     dry_run: bool = False,
+    actor: Actor,
 ) -> list[RetentionReport]:
     reports = [
-        await run_retention(graph, space, policies=policies, now=now, dry_run=dry_run)
+        await run_retention(graph, space, policies=policies, now=now, dry_run=dry_run, actor=actor)
         for space in spaces
     ]
     if not dry_run:

@@ -1,6 +1,6 @@
 """Memory spaces: the unit of tenancy. Every other node belongs to exactly one space.
 
->>> space = await create_space(graph, "alice", "Alice's assistant memory", actor="cli")
+>>> space = await create_space(graph, "alice", "Alice's memory", actor=Actor.operator("cli"))
 >>> [s.name for s in await list_spaces(graph)]
 ['alice']
 """
@@ -16,6 +16,7 @@ from typing import Any, LiteralString
 from neo4j import AsyncManagedTransaction
 from neo4j.exceptions import ConstraintError
 
+from graph.actor import Actor
 from graph.clock import TICK
 from graph.db import Graph, run
 from graph.errors import Conflict, NotFound, ValidationFailed
@@ -73,8 +74,10 @@ async def get_space(graph: Graph, name: str) -> Space:
     return _space(rows[0])
 
 
-async def create_space(graph: Graph, name: str, description: str, *, actor: str) -> Space:
-    """Create a space; its name is unique, lowercase, 1–63 of `a-z 0-9 _ -`."""
+async def create_space(graph: Graph, name: str, description: str, *, actor: Actor) -> Space:
+    """Create a space; its name is unique, lowercase, 1–63 of `a-z 0-9 _ -`. The actor needs
+    a write grant on the name (an operator may create any)."""
+    actor.check_write(name)
     if not SPACE_NAME.match(name):
         raise ValidationFailed(
             f"space name {name!r} must be 1–63 characters of a-z, 0-9, '_' or '-', "
@@ -94,7 +97,7 @@ async def create_space(graph: Graph, name: str, description: str, *, actor: str)
             auditId=str(uuid.uuid4()),
             name=name,
             description=description,
-            actor=actor,
+            actor=actor.name,
         )
         return rows[0]
 

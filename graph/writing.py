@@ -9,13 +9,13 @@ is checked unerased stays unerased until this transaction commits.
 from __future__ import annotations
 
 import uuid
-from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import datetime
 from typing import LiteralString
 
 from neo4j import AsyncManagedTransaction
 
+from graph.actor import Actor
 from graph.clock import TICK
 from graph.db import run
 from graph.errors import NotFound
@@ -34,29 +34,36 @@ RETURN now, s.id AS id
 )
 
 
-writer_tier: ContextVar[Privacy] = ContextVar("engram_writer_tier", default=Privacy.SECRET)
-"""The highest privacy tier the current writer may read and write (the API sets it per request
-from the key; Python callers and the CLI are trusted with every tier)."""
-
-
 @dataclass(frozen=True)
 class WriteContext:
-    """The recorded time of this transaction, its space and who writes, at which tier."""
+    """The recorded time of this transaction, its space, and who writes at which tier.
+
+    A writer at tier `max_privacy` never reads, returns, erases, supersedes or learns of
+    anything above it: every lookup a command makes filters by it, so what lies above the
+    tier answers exactly as if it did not exist."""
 
     tx: AsyncManagedTransaction
     now: datetime
     space_id: str
     space: str
     actor: str
-    max_privacy: Privacy = Privacy.SECRET
+    """The actor's name, as the audit trail and the rows it writes record it."""
+    max_privacy: Privacy
+    legal: bool
+    """The actor may place and release legal holds here (and learn what a hold is about)."""
 
 
-async def begin_write(tx: AsyncManagedTransaction, space: str, actor: str) -> WriteContext:
-    """Tick the clock (serialising writers), then find the space; NOT_FOUND if it is gone."""
+async def begin_write(tx: AsyncManagedTransaction, space: str, actor: Actor) -> WriteContext:
+    """Check the actor's write grant, tick the clock (serialising writers), then find the
+    space; FORBIDDEN without a grant, NOT_FOUND if the space is gone."""
+    actor.check_write(space)
+    tier = actor.tier_in(space)
     [row] = await run(tx, TICK_IN_SPACE, space=space)
     if row["id"] is None:
         raise NotFound(f"no space named {space!r}", field="space")
-    return WriteContext(tx, to_native(row["now"]), row["id"], space, actor, writer_tier.get())
+    return WriteContext(
+        tx, to_native(row["now"]), row["id"], space, actor.name, tier, actor.has_legal(space)
+    )
 
 
 def new_id() -> str:

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from graph.actor import Actor
 from graph.claims import RememberInput, remember
 from graph.correct import CorrectInput, correct
 from graph.db import Graph
@@ -23,12 +24,16 @@ def day(n: int) -> datetime:
     return T0 + timedelta(days=n)
 
 
+TEST_ACTOR = Actor.operator("test")
+"""The stories' writer: an operator, every tier."""
+
+
 @dataclass
 class Story:
     graph: Graph
     space: str
     episode_id: str
-    actor: str = "test"
+    actor: Actor = TEST_ACTOR
 
     async def say(self, text: str, *, at: datetime | None = None, role: Role = Role.USER) -> str:
         """Record an observation; returns its id."""
@@ -61,8 +66,10 @@ class Story:
 
 
 async def new_story(graph: Graph, space: str = "alice") -> Story:
-    await create_space(graph, space, f"{space}'s memory", actor="test")
-    episode = await open_episode(graph, space, OpenEpisodeInput(title="a chat"), actor="test")
+    await create_space(graph, space, f"{space}'s memory", actor=Actor.operator("test"))
+    episode = await open_episode(
+        graph, space, OpenEpisodeInput(title="a chat"), actor=Actor.operator("test")
+    )
     return Story(graph, space, episode.id)
 
 

@@ -18,6 +18,7 @@ import httpx
 import pytest
 
 from api.app import create_app
+from graph.actor import Actor
 from graph.apikeys import Grant, create_key, list_keys, revoke_key
 from graph.db import Graph, Neo4jTarget
 from graph.forget import ForgetInput, forget
@@ -265,10 +266,10 @@ async def test_forgetting_a_space_withdraws_its_grants_from_every_key(
         graph,
         "alice",
         ForgetInput(selector=Selector(kind=SelectorKind.SPACE), reason="account closed"),
-        actor="test",
+        actor=Actor.operator("test"),
         blob_root=Path("/nonexistent"),
     )
-    await create_space(graph, "alice", "someone else, same name", actor="test")
+    await create_space(graph, "alice", "someone else, same name", actor=Actor.operator("test"))
     query = '{ claims(space: "alice") { nodes { key } } }'
     for key in ("both", "alice_normal", "alice_secret_writer"):
         refused = await as_key(client, world, key, query)

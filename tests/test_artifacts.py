@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from graph import artifacts
+from graph.actor import Actor
 from graph.artifacts import ArtifactInput, add_artifact, normalise_url, read_blob
 from graph.claims import RememberInput, remember
 from graph.db import Graph
@@ -44,7 +45,11 @@ def blob_root(tmp_path: Path) -> Path:
 
 async def _add(story: Story, blob_root: Path, **fields: Any) -> Artifact:
     return await add_artifact(
-        story.graph, story.space, ArtifactInput(**fields), blob_root=blob_root, actor="test"
+        story.graph,
+        story.space,
+        ArtifactInput(**fields),
+        blob_root=blob_root,
+        actor=Actor.operator("test"),
     )
 
 
@@ -239,7 +244,7 @@ async def test_an_artifact_is_cited_as_document_evidence(story: Story, blob_root
         value={"decision": "Neo4j"},
         evidence=[EvidenceRef(artifact_id=inline.id), EvidenceRef(artifact_id=blob.id)],
     )
-    [claim] = await remember(story.graph, story.space, [item], actor="test")
+    [claim] = await remember(story.graph, story.space, [item], actor=Actor.operator("test"))
     assert claim.valid_from == inline.recorded_at, "valid time defaults to the artifact's time"
     [shown] = await claims_by_key(story.graph, await story.view(), "decision:engram:storage")
     links = [
@@ -271,7 +276,7 @@ async def test_a_profile_citing_only_an_artifact_is_refused_by_the_gate(
     with pytest.raises(
         GateRefused, match="profile claims need at least one evidence of authority user_stated"
     ):
-        await remember(story.graph, story.space, [item], actor="test")
+        await remember(story.graph, story.space, [item], actor=Actor.operator("test"))
     assert await count(story.graph, "Claim") == 0
 
 
@@ -286,5 +291,5 @@ async def test_an_artifact_of_another_space_cannot_be_cited(
         evidence=[EvidenceRef(artifact_id=bobs.id)],
     )
     with pytest.raises(NotFound, match=f"no artifact '{bobs.id}' in space 'alice'"):
-        await remember(graph, story.space, [item], actor="test")
+        await remember(graph, story.space, [item], actor=Actor.operator("test"))
     assert await count(graph, "Claim") == 0

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from bench.generate import generate
+from graph.actor import Actor
 from graph.artifacts import ArtifactInput, add_artifact
 from graph.backup import backup, read_manifest, restore
 from graph.db import Graph, Neo4jTarget
@@ -71,7 +72,11 @@ async def test_blobs_travel_with_the_backup(graph: Graph, restored: Graph, tmp_p
     (blobs / "docs").mkdir(parents=True)
     (blobs / "docs" / "contract.txt").write_text("the contract")
     await add_artifact(
-        graph, "alice", ArtifactInput(path="docs/contract.txt"), blob_root=blobs, actor="t"
+        graph,
+        "alice",
+        ArtifactInput(path="docs/contract.txt"),
+        blob_root=blobs,
+        actor=Actor.operator("t"),
     )
     report = await backup(graph, tmp_path / "b.zip", blob_root=blobs)
     assert report.blobs == 1
@@ -88,14 +93,14 @@ async def test_a_restore_deletes_blob_files_forgotten_after_the_backup(
     blobs.mkdir()
     (blobs / "scan.txt").write_text("forget me")
     artifact = await add_artifact(
-        graph, "alice", ArtifactInput(path="scan.txt"), blob_root=blobs, actor="t"
+        graph, "alice", ArtifactInput(path="scan.txt"), blob_root=blobs, actor=Actor.operator("t")
     )
     await backup(graph, tmp_path / "b.zip", blob_root=blobs)
     await forget(
         graph,
         "alice",
         ForgetInput(selector=Selector(kind=SelectorKind.ARTIFACT, id=artifact.id), reason="x"),
-        actor="t",
+        actor=Actor.operator("t"),
         blob_root=blobs,
     )
     assert not (blobs / "scan.txt").exists()
@@ -134,7 +139,7 @@ async def test_backup_restore_verify_three_times_in_a_row_on_50k_claims(
         graph,
         "bulk",
         ForgetInput(selector=Selector(kind=SelectorKind.CLAIM, id=victim), reason="asked"),
-        actor="t",
+        actor=Actor.operator("t"),
         blob_root=tmp_path,
     )
     for round_ in range(3):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from graph.actor import Actor
 from graph.db import Graph
 from graph.errors import NotFound, ValidationFailed
 from graph.merge import MergeInput, merge_entities, unmerge_entities
@@ -65,7 +66,7 @@ async def test_a_merge_shows_one_entity_after_it_and_two_before_and_can_be_undon
             duplicate={"key": "entity:person:bob"},
             reason="Bob is Robert",
         ),
-        actor="test",
+        actor=Actor.operator("test"),
     )
     merged_view = await story.view()
     bob_now = await get_entity(story.graph, merged_view, key="entity:person:bob")
@@ -85,10 +86,17 @@ async def test_a_merge_shows_one_entity_after_it_and_two_before_and_can_be_undon
     assert fact.key == "fact:person/robert:LIKES", "writes about the duplicate go to the survivor"
 
     assert (
-        await unmerge_entities(story.graph, story.space, merge_id, "not the same", actor="t")
+        await unmerge_entities(
+            story.graph, story.space, merge_id, "not the same", actor=Actor.operator("t")
+        )
         is True
     )
-    assert await unmerge_entities(story.graph, story.space, merge_id, "again", actor="t") is False
+    assert (
+        await unmerge_entities(
+            story.graph, story.space, merge_id, "again", actor=Actor.operator("t")
+        )
+        is False
+    )
     after_undo = await get_entity(story.graph, await story.view(), key="entity:person:bob")
     assert after_undo.key == "entity:person:bob"
     still_merged = await get_entity(story.graph, merged_view, key="entity:person:bob")
@@ -107,9 +115,15 @@ async def test_an_entity_cannot_be_merged_into_itself_or_chained(story: Story) -
         )
 
     with pytest.raises(ValidationFailed, match="the same entity, or merged into it"):
-        await merge_entities(story.graph, story.space, merge("a", "a"), actor="test")
-    await merge_entities(story.graph, story.space, merge("a", "b"), actor="test")
+        await merge_entities(
+            story.graph, story.space, merge("a", "a"), actor=Actor.operator("test")
+        )
+    await merge_entities(story.graph, story.space, merge("a", "b"), actor=Actor.operator("test"))
     with pytest.raises(ValidationFailed, match="the same entity, or merged into it"):
-        await merge_entities(story.graph, story.space, merge("a", "b"), actor="test")
+        await merge_entities(
+            story.graph, story.space, merge("a", "b"), actor=Actor.operator("test")
+        )
     with pytest.raises(ValidationFailed, match="merge into the survivor instead"):
-        await merge_entities(story.graph, story.space, merge("c", "a"), actor="test")
+        await merge_entities(
+            story.graph, story.space, merge("c", "a"), actor=Actor.operator("test")
+        )

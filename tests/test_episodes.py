@@ -6,6 +6,7 @@ import hashlib
 
 import pytest
 
+from graph.actor import Actor
 from graph.db import Graph
 from graph.episodes import (
     MAX_OBSERVATION_CHARS,
@@ -34,14 +35,14 @@ async def _observe(story: Story, content: str, **fields: object) -> str:
         story.graph,
         story.space,
         parse(ObservationInput, {"episode_id": story.episode_id, "content": content, **fields}),
-        actor="test",
+        actor=Actor.operator("test"),
     )
     return observation.id
 
 
 async def _seal(story: Story, episode_id: str | None = None) -> None:
     sealing = SealEpisodeInput(episode_id=episode_id or story.episode_id)
-    await seal_episode(story.graph, story.space, sealing, actor="test")
+    await seal_episode(story.graph, story.space, sealing, actor=Actor.operator("test"))
 
 
 async def test_open_episode_keeps_what_it_was_given_and_writes_an_audit_event(
@@ -53,7 +54,7 @@ async def test_open_episode_keeps_what_it_was_given_and_writes_an_audit_event(
         participants=["alice", "agent:7"],
         extractor_version="notes-2.1",
     )
-    episode = await open_episode(story.graph, story.space, opening, actor="agent:7")
+    episode = await open_episode(story.graph, story.space, opening, actor=Actor.operator("agent:7"))
     assert (episode.status, episode.title, episode.kind) == (
         EpisodeStatus.OPEN,
         "import of notes",
@@ -75,7 +76,7 @@ async def test_open_episode_keeps_what_it_was_given_and_writes_an_audit_event(
 
 async def test_an_explicit_start_time_is_kept(story: Story) -> None:
     opening = OpenEpisodeInput(title="old chat", started_at=day(3))
-    episode = await open_episode(story.graph, story.space, opening, actor="test")
+    episode = await open_episode(story.graph, story.space, opening, actor=Actor.operator("test"))
     assert episode.started_at == day(3)
     assert episode.recorded_at > day(3)
 
@@ -106,7 +107,7 @@ async def test_an_observation_keeps_role_kind_and_defaults_its_time_and_privacy(
             role=Role.TOOL,
             kind=ObservationKind.TOOL_RESULT,
         ),
-        actor="test",
+        actor=Actor.operator("test"),
     )
     assert (observation.role, observation.kind) == (Role.TOOL, ObservationKind.TOOL_RESULT)
     assert observation.observed_at == observation.recorded_at
@@ -119,18 +120,18 @@ async def test_an_observation_keeps_role_kind_and_defaults_its_time_and_privacy(
 
 async def test_an_observation_takes_its_episodes_privacy_unless_given(story: Story) -> None:
     opening = OpenEpisodeInput(title="therapy notes", privacy=Privacy.PRIVATE)
-    episode = await open_episode(story.graph, story.space, opening, actor="test")
+    episode = await open_episode(story.graph, story.space, opening, actor=Actor.operator("test"))
     inherited = await record_observation(
         story.graph,
         story.space,
         ObservationInput(episode_id=episode.id, content="I feel tired"),
-        actor="test",
+        actor=Actor.operator("test"),
     )
     given = await record_observation(
         story.graph,
         story.space,
         ObservationInput(episode_id=episode.id, content="my PIN", privacy=Privacy.SECRET),
-        actor="test",
+        actor=Actor.operator("test"),
     )
     assert (inherited.privacy, given.privacy) == (Privacy.PRIVATE, Privacy.SECRET)
 
@@ -160,12 +161,12 @@ async def test_sealing_twice_is_refused(story: Story) -> None:
 
 async def test_an_episode_cannot_end_before_it_starts(story: Story) -> None:
     opening = OpenEpisodeInput(title="old chat", started_at=day(5))
-    episode = await open_episode(story.graph, story.space, opening, actor="test")
+    episode = await open_episode(story.graph, story.space, opening, actor=Actor.operator("test"))
     early = SealEpisodeInput(episode_id=episode.id, ended_at=day(4))
     with pytest.raises(ValidationFailed, match="an episode ends after it starts"):
-        await seal_episode(story.graph, story.space, early, actor="test")
+        await seal_episode(story.graph, story.space, early, actor=Actor.operator("test"))
     sealing = SealEpisodeInput(episode_id=episode.id, ended_at=day(6))
-    sealed = await seal_episode(story.graph, story.space, sealing, actor="test")
+    sealed = await seal_episode(story.graph, story.space, sealing, actor=Actor.operator("test"))
     assert (sealed.status, sealed.ended_at) == (EpisodeStatus.SEALED, day(6))
 
 
@@ -174,7 +175,7 @@ async def test_sealing_an_episode_that_supersedes_another_marks_the_other_supers
 ) -> None:
     await _seal(story)
     opening = OpenEpisodeInput(title="re-import", supersedes=story.episode_id)
-    newer = await open_episode(story.graph, story.space, opening, actor="test")
+    newer = await open_episode(story.graph, story.space, opening, actor=Actor.operator("test"))
     assert newer.supersedes_id == story.episode_id
     view = await story.view()
     older = await get_episode(story.graph, view, story.episode_id)
@@ -191,21 +192,24 @@ async def test_sealing_an_episode_that_supersedes_another_marks_the_other_supers
 async def test_only_a_sealed_episode_can_be_superseded(story: Story) -> None:
     opening = OpenEpisodeInput(title="re-import", supersedes=story.episode_id)
     with pytest.raises(ValidationFailed, match="is open; only a sealed episode can be superseded"):
-        await open_episode(story.graph, story.space, opening, actor="test")
+        await open_episode(story.graph, story.space, opening, actor=Actor.operator("test"))
     assert await count(story.graph, "Episode") == 1
 
 
 async def test_superseding_an_unknown_episode_is_refused(story: Story) -> None:
     opening = OpenEpisodeInput(title="re-import", supersedes="no-such-episode")
     with pytest.raises(NotFound, match="no episode 'no-such-episode' in space 'alice'"):
-        await open_episode(story.graph, story.space, opening, actor="test")
+        await open_episode(story.graph, story.space, opening, actor=Actor.operator("test"))
     assert await count(story.graph, "Episode") == 1
 
 
 async def test_an_unknown_episode_is_not_found(story: Story) -> None:
     with pytest.raises(NotFound, match="no episode 'nope' in space 'alice'"):
         await record_observation(
-            story.graph, story.space, ObservationInput(episode_id="nope", content="hi"), actor="t"
+            story.graph,
+            story.space,
+            ObservationInput(episode_id="nope", content="hi"),
+            actor=Actor.operator("t"),
         )
     with pytest.raises(NotFound, match="no episode 'nope' in space 'alice'"):
         await _seal(story, "nope")
@@ -219,14 +223,17 @@ async def test_an_episode_of_another_space_is_not_found(graph: Graph, story: Sto
     await bob.say("Bob's secret")
     into_bobs = ObservationInput(episode_id=bob.episode_id, content="Alice was here")
     with pytest.raises(NotFound, match=f"no episode '{bob.episode_id}' in space 'alice'"):
-        await record_observation(graph, "alice", into_bobs, actor="test")
+        await record_observation(graph, "alice", into_bobs, actor=Actor.operator("test"))
     with pytest.raises(NotFound, match=f"no episode '{bob.episode_id}' in space 'alice'"):
         await _seal(story, bob.episode_id)
     with pytest.raises(NotFound, match=f"no visible episode '{bob.episode_id}'"):
         await get_episode(graph, await story.view(), bob.episode_id)
     with pytest.raises(NotFound, match=f"no episode '{bob.episode_id}' in space 'alice'"):
         await open_episode(
-            graph, "alice", OpenEpisodeInput(supersedes=bob.episode_id), actor="test"
+            graph,
+            "alice",
+            OpenEpisodeInput(supersedes=bob.episode_id),
+            actor=Actor.operator("test"),
         )
     bobs = await get_episode(graph, await bob.view(), bob.episode_id)
     assert (bobs.status, [o.content for o in bobs.observations]) == (
@@ -237,8 +244,8 @@ async def test_an_episode_of_another_space_is_not_found(graph: Graph, story: Sto
 
 async def test_a_replayed_observation_returns_the_first_and_writes_once(story: Story) -> None:
     said = ObservationInput(episode_id=story.episode_id, content="hello", idempotency_key="obs-1")
-    first = await record_observation(story.graph, story.space, said, actor="test")
-    replay = await record_observation(story.graph, story.space, said, actor="test")
+    first = await record_observation(story.graph, story.space, said, actor=Actor.operator("test"))
+    replay = await record_observation(story.graph, story.space, said, actor=Actor.operator("test"))
     assert replay == first
     assert await count(story.graph, "Observation") == 1
     episode = await get_episode(story.graph, await story.view(), story.episode_id)
@@ -247,7 +254,7 @@ async def test_a_replayed_observation_returns_the_first_and_writes_once(story: S
         episode_id=story.episode_id, content="goodbye", idempotency_key="obs-1"
     )
     with pytest.raises(Conflict, match="idempotency key 'obs-1' was already used"):
-        await record_observation(story.graph, story.space, changed, actor="test")
+        await record_observation(story.graph, story.space, changed, actor=Actor.operator("test"))
     assert await count(story.graph, "Observation") == 1
 
 
@@ -256,7 +263,7 @@ async def test_an_episode_read_as_known_earlier_hides_later_observations(story: 
         story.graph,
         story.space,
         ObservationInput(episode_id=story.episode_id, content="first"),
-        actor="test",
+        actor=Actor.operator("test"),
     )
     await story.say("second")
     then = await get_episode(

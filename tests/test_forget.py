@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from graph.actor import Actor
 from graph.artifacts import ArtifactInput, add_artifact
 from graph.claims import RememberInput, remember
 from graph.db import Graph
@@ -31,7 +32,7 @@ async def forget_it(
         story.graph,
         story.space,
         ForgetInput(selector=Selector(kind=kind, **selector), reason="the user asked"),
-        actor="test",
+        actor=Actor.operator("test"),
         blob_root=blob_root or Path("/nonexistent-blob-root"),
     )
 
@@ -138,7 +139,11 @@ async def test_forgetting_a_blob_artifact_deletes_the_file(graph: Graph, tmp_pat
     story = await new_story(graph)
     (tmp_path / "scan.txt").write_text("passport number X123")
     artifact = await add_artifact(
-        graph, story.space, ArtifactInput(path="scan.txt"), blob_root=tmp_path, actor="t"
+        graph,
+        story.space,
+        ArtifactInput(path="scan.txt"),
+        blob_root=tmp_path,
+        actor=Actor.operator("t"),
     )
     await forget_it(story, SelectorKind.ARTIFACT, blob_root=tmp_path, id=artifact.id)
     assert not (tmp_path / "scan.txt").exists()
@@ -154,7 +159,7 @@ async def test_forgetting_a_blob_artifact_deletes_the_file(graph: Graph, tmp_pat
                     evidence=[EvidenceRef(artifact_id=artifact.id)],
                 )
             ],
-            actor="t",
+            actor=Actor.operator("t"),
         )
 
 
@@ -182,7 +187,10 @@ async def test_a_legal_hold_blocks_forget_until_released(people: People) -> None
         predicate="WORKS_AT",
     )
     hold = await set_legal_hold(
-        story.graph, story.space, HoldInput(selector=selector, reason="case 7"), actor="counsel"
+        story.graph,
+        story.space,
+        HoldInput(selector=selector, reason="case 7"),
+        actor=Actor.operator("counsel"),
     )
     with pytest.raises(LegalHold, match="case 7"):
         await forget_it(story, SelectorKind.CLAIM, id=people.claims["alice-globex"].id)
@@ -190,7 +198,7 @@ async def test_a_legal_hold_blocks_forget_until_released(people: People) -> None
         await forget_it(story, SelectorKind.SPACE)
     await forget_it(story, SelectorKind.CLAIM, id=people.claims["bob-acme"].id)
     assert await release_legal_hold(
-        story.graph, story.space, hold, reason="closed", actor="counsel"
+        story.graph, story.space, hold, reason="closed", actor=Actor.operator("counsel")
     )
     await forget_it(story, SelectorKind.CLAIM, id=people.claims["alice-globex"].id)
 
@@ -222,8 +230,12 @@ async def test_forgetting_twice_says_forgotten_and_a_replay_returns_the_receipt(
         reason="asked",
         idempotency_key="forget-1",
     )
-    first = await forget(story.graph, story.space, request, actor="t", blob_root=Path("/x"))
-    replay = await forget(story.graph, story.space, request, actor="t", blob_root=Path("/x"))
+    first = await forget(
+        story.graph, story.space, request, actor=Actor.operator("t"), blob_root=Path("/x")
+    )
+    replay = await forget(
+        story.graph, story.space, request, actor=Actor.operator("t"), blob_root=Path("/x")
+    )
     assert (replay.tombstone_id, replay.replayed) == (first.tombstone_id, True)
     with pytest.raises(Forgotten, match="already forgotten"):
         await forget_it(story, SelectorKind.CLAIM, id=people.claims["bob-acme"].id)
@@ -237,7 +249,7 @@ async def test_a_legal_hold_keeps_evidence_of_a_forgotten_claim(graph: Graph) ->
         graph,
         story.space,
         HoldInput(selector=Selector(kind=SelectorKind.OBSERVATION, id=said), reason="case 9"),
-        actor="counsel",
+        actor=Actor.operator("counsel"),
     )
     await forget_it(story, SelectorKind.CLAIM, id=claim.id)
     assert await residue(graph, "case:legal:contract") == []
@@ -250,7 +262,11 @@ async def test_forgetting_a_space_deletes_its_blob_files(graph: Graph, tmp_path:
     story = await new_story(graph)
     (tmp_path / "id.png").write_bytes(b"\x89PNG passport")
     await add_artifact(
-        graph, story.space, ArtifactInput(path="id.png"), blob_root=tmp_path, actor="t"
+        graph,
+        story.space,
+        ArtifactInput(path="id.png"),
+        blob_root=tmp_path,
+        actor=Actor.operator("t"),
     )
     await forget_it(story, SelectorKind.SPACE, blob_root=tmp_path)
     assert not (tmp_path / "id.png").exists()

@@ -19,6 +19,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from graph.actor import Actor
 from graph.db import Graph, Neo4jTarget, connect
 from graph.forget import ForgetInput, forget
 from graph.holds import HoldInput, set_legal_hold
@@ -80,7 +81,7 @@ def test_a_claim_stays_active_exactly_while_some_of_its_evidence_is_unforgotten(
                 graph,
                 story.space,
                 forget_request(SelectorKind.OBSERVATION, id=said[i]),
-                actor="t",
+                actor=Actor.operator("t"),
                 blob_root=Path("/x"),
             )
         view = await story.view()
@@ -137,7 +138,7 @@ def test_retention_purges_exactly_what_is_due_unprotected_and_unheld(
                     HoldInput(
                         selector=Selector(kind=SelectorKind.CLAIM, id=claim.id), reason="hold"
                     ),
-                    actor="t",
+                    actor=Actor.operator("t"),
                 )
             protected = (
                 spec["pinned"]
@@ -153,7 +154,7 @@ def test_retention_purges_exactly_what_is_due_unprotected_and_unheld(
                 graph,
                 story.space,
                 HoldInput(selector=Selector(kind=SelectorKind.SPACE), reason="all"),
-                actor="t",
+                actor=Actor.operator("t"),
             )
         policies = {
             MemoryType.EVENT: Policy(purge_after_days=10),
@@ -240,7 +241,11 @@ def test_a_forget_in_one_space_leaves_every_other_space_untouched(
         else:
             kind_used = kind
         await forget(
-            graph, one.space, forget_request(kind_used, **target), actor="t", blob_root=Path("/x")
+            graph,
+            one.space,
+            forget_request(kind_used, **target),
+            actor=Actor.operator("t"),
+            blob_root=Path("/x"),
         )
         assert await snapshot(graph, other) == before
         # And an id from the other space cannot be selected from this one.
@@ -251,7 +256,7 @@ def test_a_forget_in_one_space_leaves_every_other_space_untouched(
                     graph,
                     one.space,
                     forget_request(SelectorKind.CLAIM, id=other_claim.id),
-                    actor="t",
+                    actor=Actor.operator("t"),
                     blob_root=Path("/x"),
                 )
             assert getattr(refused.value, "code", None) == "NOT_FOUND"

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from graph.actor import Actor
 from graph.db import Graph
 from graph.embeddings import Embedder
 from graph.errors import EngramError
@@ -63,7 +64,7 @@ async def test_after_forget_commits_current_reads_return_nothing(
             graph,
             story.space,
             ForgetInput(selector=Selector(kind=SelectorKind.CLAIM, id=claim.id), reason="asked"),
-            actor="t",
+            actor=Actor.operator("t"),
             blob_root=Path("/x"),
         )
         forgotten_at.append(time.monotonic())
@@ -107,7 +108,7 @@ async def test_a_claim_racing_the_forget_of_its_only_evidence_is_never_active_wi
             graph,
             story.space,
             ForgetInput(selector=Selector(kind=SelectorKind.OBSERVATION, id=said), reason="x"),
-            actor="t",
+            actor=Actor.operator("t"),
             blob_root=Path("/x"),
         )
 

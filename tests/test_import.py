@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from graph.actor import Actor
 from graph.db import Graph, Neo4jTarget
 from graph.importer import Refusal, import_items
 from graph.model import ClaimStatus, EpisodeKind, EpisodeStatus
@@ -49,8 +50,10 @@ def jsonl(lines: list[object]) -> list[str]:
 
 
 async def test_import_remembers_valid_lines_and_reports_the_rest(graph: Graph) -> None:
-    await create_space(graph, "alice", "", actor="test")
-    report = await import_items(graph, "alice", jsonl(LINES), source="items.jsonl", actor="t")
+    await create_space(graph, "alice", "", actor=Actor.operator("test"))
+    report = await import_items(
+        graph, "alice", jsonl(LINES), source="items.jsonl", actor=Actor.operator("t")
+    )
     assert (report.lines, report.remembered, report.retracted, report.already_known) == (
         8,
         3,
@@ -82,17 +85,19 @@ async def test_import_remembers_valid_lines_and_reports_the_rest(graph: Graph) -
 
 
 async def test_reimporting_the_same_file_writes_nothing(graph: Graph) -> None:
-    await create_space(graph, "alice", "", actor="test")
+    await create_space(graph, "alice", "", actor=Actor.operator("test"))
     lines = jsonl(LINES)
-    await import_items(graph, "alice", lines, source="items.jsonl", actor="t")
+    await import_items(graph, "alice", lines, source="items.jsonl", actor=Actor.operator("t"))
     before = await graph.read("MATCH (n) RETURN count(n) AS nodes")
-    again = await import_items(graph, "alice", lines, source="items.jsonl", actor="t")
+    again = await import_items(
+        graph, "alice", lines, source="items.jsonl", actor=Actor.operator("t")
+    )
     assert (again.remembered, again.already_known, again.episode_id) == (0, 3, None)
     assert await graph.read("MATCH (n) RETURN count(n) AS nodes") == before
 
 
 async def test_a_batch_with_one_bad_line_keeps_the_good_ones(graph: Graph) -> None:
-    await create_space(graph, "alice", "", actor="test")
+    await create_space(graph, "alice", "", actor=Actor.operator("test"))
     lines = [
         json.dumps({"type": "tasks", "key": f"task:engram:t{i}", "value_json": {"status": "todo"}})
         for i in range(5)
@@ -100,7 +105,9 @@ async def test_a_batch_with_one_bad_line_keeps_the_good_ones(graph: Graph) -> No
     lines[2] = json.dumps(
         {"type": "fact", "subject": "entity:person:nobody", "predicate": "AGE", "value": 3}
     )
-    report = await import_items(graph, "alice", lines, source="x", actor="t", batch_size=10)
+    report = await import_items(
+        graph, "alice", lines, source="x", actor=Actor.operator("t"), batch_size=10
+    )
     assert report.remembered == 4
     assert [(r.line, r.code) for r in report.refused] == [(3, "NOT_FOUND")]
     assert await count(graph, "Claim") == 4
@@ -110,7 +117,7 @@ async def test_a_batch_with_one_bad_line_keeps_the_good_ones(graph: Graph) -> No
 async def test_engram_import_shows_progress_and_writes_a_report(
     graph: Graph, test_settings: Settings, neo4j_target: Neo4jTarget, tmp_path: Path
 ) -> None:
-    await create_space(graph, "alice", "", actor="test")
+    await create_space(graph, "alice", "", actor=Actor.operator("test"))
     source = tmp_path / "items.jsonl"
     source.write_text("\n".join(jsonl(LINES)) + "\n")
     env = engram_env(test_settings, neo4j_target)

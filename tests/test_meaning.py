@@ -12,6 +12,7 @@ import pytest
 from api.app import create_app
 from bench._support import SCAN_OPERATORS, query_plan
 from graph import embeddings
+from graph.actor import Actor
 from graph.backup import backup, restore
 from graph.db import Graph, Neo4jTarget
 from graph.embeddings import (
@@ -64,7 +65,7 @@ async def forget_claim(story: Story, claim_id: str) -> None:
         story.graph,
         story.space,
         ForgetInput(selector=Selector(kind=SelectorKind.CLAIM, id=claim_id), reason="asked"),
-        actor="test",
+        actor=Actor.operator("test"),
         blob_root=NOWHERE,
     )
 
@@ -189,7 +190,7 @@ async def test_a_space_forget_purges_its_vectors_and_no_other_spaces(
         graph,
         story.space,
         ForgetInput(selector=Selector(kind=SelectorKind.SPACE), reason="closed"),
-        actor="test",
+        actor=Actor.operator("test"),
         blob_root=NOWHERE,
     )
     await purge_spaces(graph)

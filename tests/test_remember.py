@@ -6,6 +6,7 @@ import asyncio
 
 import pytest
 
+from graph.actor import Actor
 from graph.claims import RememberInput, remember
 from graph.db import Graph
 from graph.errors import (
@@ -155,7 +156,7 @@ async def test_an_assistant_message_cannot_be_cited_as_user_stated(story: Story)
         evidence=[EvidenceRef(observation_id=inferred, authority=Authority.USER_STATED)],
     )
     with pytest.raises(ValidationFailed, match="cannot have authority user_stated"):
-        await remember(story.graph, story.space, [item], actor="test")
+        await remember(story.graph, story.space, [item], actor=Actor.operator("test"))
 
 
 async def test_an_idempotent_replay_returns_the_first_result_and_writes_nothing(
@@ -253,9 +254,9 @@ async def test_a_batch_is_all_or_nothing(story: Story) -> None:
         evidence=[EvidenceRef(observation_id=said)],
     )
     with pytest.raises(GateRefused):
-        await remember(story.graph, story.space, [good, bad], actor="test")
+        await remember(story.graph, story.space, [good, bad], actor=Actor.operator("test"))
     assert await count(story.graph, "Claim") == 0
-    done = await remember(story.graph, story.space, [good, good], actor="test")
+    done = await remember(story.graph, story.space, [good, good], actor=Actor.operator("test"))
     assert [c.revision for c in done] == [1, 1], "the second corroborates the first"
 
 

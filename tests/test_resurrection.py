@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from api.app import create_app
+from graph.actor import Actor
 from graph.artifacts import ArtifactInput, add_artifact
 from graph.backup import backup, restore
 from graph.claims import RememberInput, remember
@@ -112,7 +113,7 @@ async def make_case(graph: Graph, seed: int, space: str | None = None) -> Case:
         evidence=[EvidenceRef(observation_id=said)],
         idempotency_key=f"remember-{token}",
     )
-    [claim] = await remember(graph, story.space, [item], actor="agent")
+    [claim] = await remember(graph, story.space, [item], actor=Actor.operator("agent"))
     targets = {
         SelectorKind.CLAIM: {"id": claim.id},
         SelectorKind.OBSERVATION: {"id": said},
@@ -141,7 +142,7 @@ async def forget_case(case: Case, blob_root: Path = Path("/nonexistent")) -> Non
         case.story.graph,
         case.story.space,
         ForgetInput(selector=case.selector, reason="asked"),
-        actor="agent",
+        actor=Actor.operator("agent"),
         blob_root=blob_root,
     )
 
@@ -192,17 +193,21 @@ async def test_replaying_an_idempotency_key_never_brings_content_back(
     if case.kind is SelectorKind.OBSERVATION or case.kind is SelectorKind.EPISODE:
         # The claim was not forgotten (only its evidence): the replay answers the first result,
         # now without the forgotten evidence.
-        [first] = await remember(graph, case.story.space, [case.remember_input], actor="agent")
+        [first] = await remember(
+            graph, case.story.space, [case.remember_input], actor=Actor.operator("agent")
+        )
         assert (first.id, first.evidence) == (case.claim_id, ())
         assert case.said_secret not in repr(first)
     else:
         with pytest.raises(Forgotten, match="was forgotten"):
-            await remember(graph, case.story.space, [case.remember_input], actor="agent")
+            await remember(
+                graph, case.story.space, [case.remember_input], actor=Actor.operator("agent")
+            )
     replay = ObservationInput(
         episode_id=case.story.episode_id, content="again", idempotency_key=f"obs-{seed}"
     )
     if case.kind is not SelectorKind.EPISODE:
-        await record_observation(graph, case.story.space, replay, actor="agent")
+        await record_observation(graph, case.story.space, replay, actor=Actor.operator("agent"))
     await assert_gone(graph, case)
 
 
@@ -264,10 +269,18 @@ async def test_forgotten_artifacts_are_unreadable_and_their_blobs_deleted_even_a
     blobs.mkdir()
     (blobs / f"scan-{seed}.txt").write_text(f"blob-secret-{seed}")
     inline = await add_artifact(
-        graph, "alice", ArtifactInput(content=f"inline-secret-{seed}"), blob_root=blobs, actor="a"
+        graph,
+        "alice",
+        ArtifactInput(content=f"inline-secret-{seed}"),
+        blob_root=blobs,
+        actor=Actor.operator("a"),
     )
     blob = await add_artifact(
-        graph, "alice", ArtifactInput(path=f"scan-{seed}.txt"), blob_root=blobs, actor="a"
+        graph,
+        "alice",
+        ArtifactInput(path=f"scan-{seed}.txt"),
+        blob_root=blobs,
+        actor=Actor.operator("a"),
     )
     [claim] = await remember(
         graph,
@@ -279,14 +292,14 @@ async def test_forgotten_artifacts_are_unreadable_and_their_blobs_deleted_even_a
                 evidence=[EvidenceRef(artifact_id=inline.id), EvidenceRef(artifact_id=blob.id)],
             )
         ],
-        actor="a",
+        actor=Actor.operator("a"),
     )
     target = [claim.id, inline.id, blob.id][seed % 3]
     kind = [SelectorKind.CLAIM, SelectorKind.ARTIFACT, SelectorKind.ARTIFACT][seed % 3]
     request = ForgetInput(selector=Selector(kind=kind, id=target), reason="asked")
 
     async def work(tx: object) -> object:  # forget, then "crash" before the outbox drains
-        ctx = await begin_write(tx, "alice", "agent")  # type: ignore[arg-type]
+        ctx = await begin_write(tx, "alice", Actor.operator("agent"))
         return await forget_in(ctx, request)
 
     await graph.write_tx(work)  # type: ignore[arg-type]
@@ -308,7 +321,7 @@ async def test_forgotten_artifacts_are_unreadable_and_their_blobs_deleted_even_a
                     ],
                 )
             ],
-            actor="a",
+            actor=Actor.operator("a"),
         )
     restarted = test_settings.model_copy(update={"blob_root": blobs})
     async with running(create_app(restarted, neo4j_target)):
@@ -322,7 +335,7 @@ async def test_forgotten_artifacts_are_unreadable_and_their_blobs_deleted_even_a
 
 @pytest.mark.parametrize("seed", SEEDS)
 async def test_reimporting_old_data_never_brings_it_back(graph: Graph, seed: int) -> None:
-    await create_space(graph, "alice", "", actor="t")
+    await create_space(graph, "alice", "", actor=Actor.operator("t"))
     rng = random.Random(seed)
     lines = [
         json.dumps(
@@ -335,7 +348,7 @@ async def test_reimporting_old_data_never_brings_it_back(graph: Graph, seed: int
         )
         for i in range(3)
     ]
-    await import_items(graph, "alice", lines, source="old.jsonl", actor="t")
+    await import_items(graph, "alice", lines, source="old.jsonl", actor=Actor.operator("t"))
     victim = rng.randrange(3)
     rows = await graph.read(
         "MATCH (c:Claim {key: $key}) RETURN c.id AS id", key=f"pref:other:item{victim}"
@@ -345,15 +358,17 @@ async def test_reimporting_old_data_never_brings_it_back(graph: Graph, seed: int
         graph,
         "alice",
         ForgetInput(selector=selector, reason="asked"),
-        actor="t",
+        actor=Actor.operator("t"),
         blob_root=Path("/x"),
     )
-    again = await import_items(graph, "alice", lines, source="old.jsonl", actor="t")
+    again = await import_items(graph, "alice", lines, source="old.jsonl", actor=Actor.operator("t"))
     reserialised = [
         json.dumps(dict(reversed(json.loads(line).items())), separators=(" ,", " : "))
         for line in reversed(lines)
     ]
-    renamed = await import_items(graph, "alice", reserialised, source="copy.jsonl", actor="t")
+    renamed = await import_items(
+        graph, "alice", reserialised, source="copy.jsonl", actor=Actor.operator("t")
+    )
     assert (again.remembered, renamed.remembered) == (0, 0)
     assert [r.code for r in renamed.refused] == ["FORGOTTEN"]
     assert await residue(graph, f"import-secret-{seed}-{victim}") == []

@@ -6,6 +6,7 @@ from datetime import timedelta
 
 import pytest
 
+from graph.actor import Actor
 from graph.db import Graph, Neo4jTarget
 from graph.embeddings import Embedder
 from graph.errors import NotFound
@@ -91,7 +92,7 @@ async def test_purge_never_touches_data_under_legal_hold(story: Story) -> None:
         story.graph,
         story.space,
         HoldInput(selector=Selector(kind=SelectorKind.CLAIM, id=outage.id), reason="audit"),
-        actor="counsel",
+        actor=Actor.operator("counsel"),
     )
     later = utc_now() + timedelta(days=400)
     report = await run_retention(story.graph, story.space, policies=PURGE_EVENTS, now=later)
