@@ -4,11 +4,14 @@ An audit event says who did what to which ids, when, and with which outcome — 
 itself (keys, values and titles live on the records they describe), so forgetting a record
 leaves its audit trail intact and content-free.
 
-An idempotency key is unique within its space (a uniqueness constraint). The first request under
-a key stores a hash of the request and its result in its audit event; a replay with the same
-request returns that result and writes nothing; the same key with a different request is a
-`CONFLICT`. Keys are kept as SHA-256 digests (callers may put names in them, and audit events
-outlive forgetting); the result holds only ids.
+An idempotency key is unique within its space and the writer's privacy tier (a uniqueness
+constraint on the space and the key's digest, which folds the tier in): writers at one tier
+share keys, and a writer never meets — by a replay or a `CONFLICT` — a key used at another tier,
+so a key says nothing about writes it may not read. The first request under a key stores a hash
+of the request and its result in its audit event; a replay with the same request returns that
+result and writes nothing; the same key with a different request is a `CONFLICT`. Keys are
+kept as SHA-256 digests (callers may put names in them, and audit events outlive forgetting);
+the result holds only ids.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from typing import Any, LiteralString
 
 from graph.db import run
 from graph.errors import Conflict, ValidationFailed
-from graph.model import canonical_json
+from graph.model import Privacy, canonical_json
 from graph.writing import WriteContext, new_id
 
 MAX_IDEMPOTENCY_KEY = 200
@@ -67,7 +70,7 @@ class AuditLog:
                 "action": action,
                 "outcome": "ok",
                 "targetIds": targets,
-                "idempotencyKey": key_digest(idempotency_key) if idempotency_key else None,
+                "idempotencyKey": idempotency_key,
                 "requestHash": request_hash,
                 "resultJson": canonical_json(result) if result is not None else None,
                 "detail": detail,
@@ -76,19 +79,31 @@ class AuditLog:
 
     async def write(self, ctx: WriteContext) -> None:
         if self.events:
+            events = [
+                {
+                    **event,
+                    "idempotencyKey": key_digest(event["idempotencyKey"], ctx.max_privacy)
+                    if event["idempotencyKey"]
+                    else None,
+                }
+                for event in self.events
+            ]
             await run(
                 ctx.tx,
                 CREATE_AUDIT_EVENTS,
-                events=self.events,
+                events=events,
                 now=ctx.now,
                 spaceId=ctx.space_id,
                 actor=ctx.actor,
             )
 
 
-def key_digest(key: str) -> str:
-    """How an idempotency key is stored and looked up."""
-    return hashlib.sha256(("idempotency:" + key).encode()).hexdigest()
+def key_digest(key: str, tier: Privacy) -> str:
+    """How an idempotency key used by a writer at `tier` is stored and looked up. (At the top
+    tier it is the digest of the key alone, as before tiers were folded in, so keys recorded
+    by operators then still replay.)"""
+    scoped = key if tier is Privacy.SECRET else f"{tier.name.lower()}:{key}"
+    return hashlib.sha256(("idempotency:" + scoped).encode()).hexdigest()
 
 
 def request_hash(action: str, payload: Any) -> str:
@@ -111,7 +126,7 @@ async def find_replays(
     """Earlier results of requests by idempotency key: `{key: (action, requestHash)}`."""
     if not requests:
         return {}
-    keys = [{"key": key, "digest": key_digest(key)} for key in requests]
+    keys = [{"key": key, "digest": key_digest(key, ctx.max_privacy)} for key in requests]
     rows = await run(ctx.tx, FIND_IDEMPOTENT, keys=keys, spaceId=ctx.space_id)
     replays: dict[str, Replay] = {}
     for row in rows:

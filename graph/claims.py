@@ -307,10 +307,13 @@ def _plan_item(
     }
     policy = mt.POLICIES[memory_type]
 
+    # A key's rows at each tier are a line of their own: a write changes only its own tier's
+    # line, so no reader below a tier ever sees its rows ended by a write it cannot see.
+    line = state.line(item.privacy)
     if policy is Policy.OVERWRITE:
         same = [
             row
-            for row in state.current
+            for row in line
             if all(row.get(k) == v for k, v in content.items())
             and row["status"] != "retracted"
             and interval_of(row).covers(interval)
@@ -321,7 +324,7 @@ def _plan_item(
             for resolved in cited:
                 evidence_plan.link(row, EvidenceKind.SUPPORTED_BY, resolved)
             return str(row["id"])
-        for old in [r for r in state.current if interval_of(r).overlaps(interval)]:
+        for old in [r for r in line if interval_of(r).overlaps(interval)]:
             plan.supersede(ctx, old, state)
             for piece in pieces_kept(interval_of(old), interval, keep_tail=True):
                 kept = plan.restate(ctx, old, state, piece)
@@ -331,7 +334,7 @@ def _plan_item(
     row = claim_row(
         ctx,
         key=key,
-        revision=state.next_revision(),
+        revision=state.next_revision(item.privacy),
         memory_type=memory_type,
         value=item.value,
         content=content,
@@ -344,7 +347,7 @@ def _plan_item(
         object_name=obj.canonical if obj else None,
         reason=None if first_revision else f"{policy} policy: remembered again",
     )
-    plan.create(row, state, revises=state.latest_current_id())
+    plan.create(row, state, revises=state.latest_current_id(item.privacy))
     for resolved in cited:
         evidence_plan.link(row, EvidenceKind.SUPPORTED_BY, resolved)
     return str(row["id"])

@@ -59,6 +59,7 @@ UNWIND $copies AS copy
 MATCH (source:Claim {id: copy.fromId})-[e:SUPPORTED_BY]->(target)
 WHERE e.erasedAt IS NULL AND target.erasedAt IS NULL
 MATCH (claim:Claim {id: copy.toId})
+WHERE target.privacy >= claim.privacy
 CREATE (claim)-[e2:$(copy.kind)]->(target)
 SET e2 = properties(e), e2.recordedAt = $now, e2.privacy = claim.privacy,
     e2.note = copy.note
@@ -302,7 +303,7 @@ async def _supersede(
         evidence_plan.copy_support(old_row["id"], kept["id"])
     if mt.POLICIES[memory_type] is Policy.OVERWRITE:
         # One value per time slice: the corrected interval replaces whatever else held then.
-        for other in [r for r in state.current if interval_of(r).overlaps(interval)]:
+        for other in [r for r in state.line(privacy) if interval_of(r).overlaps(interval)]:
             plan.supersede(ctx, other, state)
             for piece in pieces_kept(interval_of(other), interval, keep_tail=True):
                 kept = plan.restate(ctx, other, state, piece)
@@ -311,7 +312,7 @@ async def _supersede(
     row = claim_row(
         ctx,
         key=old_row["key"],
-        revision=state.next_revision(),
+        revision=state.next_revision(privacy),
         memory_type=memory_type,
         value=value,
         content={

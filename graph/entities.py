@@ -1,5 +1,9 @@
 """Entity references in writes: by id, by key, or by a current name — never guessed.
 
+Only entities at or below the writer's tier are found; one above it answers as if it did not
+exist. (An entity key asserted at several tiers has a node at each: a writer that cannot see
+the higher one creates its own, and a key or name then means the lowest-tier node one sees.)
+
 A name that fits two entities is `AMBIGUOUS_SUBJECT`; an unknown one is `NOT_FOUND`. A reference
 to an entity currently merged into another resolves to the one it was merged into.
 """
@@ -20,6 +24,7 @@ from graph.writing import WriteContext
 _FOLLOW_MERGES: LiteralString = """
 OPTIONAL MATCH (e)-[m:MERGED_INTO]->(survivor:Entity)
 WHERE m.supersededAt IS NULL AND m.erasedAt IS NULL AND m.validFrom <= $now
+  AND m.privacy <= $maxPrivacy AND survivor.privacy <= $maxPrivacy
 WITH ref, coalesce(survivor, e) AS target
 WHERE target.erasedAt IS NULL
 RETURN ref, target.id AS id, target.key AS key, target.canonical AS canonical
@@ -35,11 +40,15 @@ WITH e, id AS ref
     + _FOLLOW_MERGES
 )
 
+# A key asserted at several tiers has a node per tier; the writer's lowest visible one is meant.
 ENTITIES_BY_KEY: LiteralString = (
     """
 UNWIND $keys AS key
-MATCH (e:Entity {spaceId: $spaceId, key: key})
-WHERE e.erasedAt IS NULL AND e.privacy <= $maxPrivacy
+CALL (key) {
+  MATCH (e:Entity {spaceId: $spaceId, key: key})
+  WHERE e.erasedAt IS NULL AND e.privacy <= $maxPrivacy
+  RETURN e ORDER BY e.privacy, e.recordedAt LIMIT 1
+}
 WITH e, key AS ref
 """
     + _FOLLOW_MERGES
@@ -58,8 +67,11 @@ WHERE e.erasedAt IS NULL AND e.privacy <= $maxPrivacy
 WITH DISTINCT name, e
 OPTIONAL MATCH (e)-[m:MERGED_INTO]->(survivor:Entity)
 WHERE m.supersededAt IS NULL AND m.erasedAt IS NULL AND m.validFrom <= $now
+  AND m.privacy <= $maxPrivacy AND survivor.privacy <= $maxPrivacy
 WITH DISTINCT name, coalesce(survivor, e) AS target
-RETURN name AS ref, target.id AS id, target.key AS key, target.canonical AS canonical
+ORDER BY target.privacy, target.recordedAt
+WITH name, target.key AS key, head(collect(target)) AS target
+RETURN name AS ref, target.id AS id, key, target.canonical AS canonical
 """
 
 

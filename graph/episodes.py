@@ -56,7 +56,7 @@ RETURN properties(e) AS episode
 APPEND_OBSERVATIONS: LiteralString = """
 UNWIND $counts AS count
 MATCH (e:Episode {id: count.id})
-SET e.observationCount = count.count
+SET e.observationCounts = count.counts
 WITH collect(e) AS touched
 UNWIND $observations AS props
 MATCH (e:Episode {id: props.episodeId})
@@ -113,6 +113,24 @@ class SealEpisodeInput(BaseModel):
     episode_id: str
     ended_at: AwareDatetime | None = None
     idempotency_key: str | None = None
+
+
+def _counts(episode: dict[str, Any]) -> list[int]:
+    """The episode's observation counts per tier (an episode from before tiers counted all
+    its observations in one number: every tier starts after them)."""
+    counts = episode.get("observationCounts")
+    if counts is not None:
+        return [int(n) for n in counts]
+    return [int(episode.get("observationCount") or 0)] * len(Privacy)
+
+
+def _next_seq(counts: list[int], privacy: int) -> int:
+    """An observation's place in its episode, counted per tier like claim revisions: after
+    every observation at its tier or below, never after one above — so the numbers a reader
+    sees have no gaps where observations above its tier are."""
+    seq = 1 + max(counts[: privacy + 1])
+    counts[privacy] = seq
+    return seq
 
 
 def content_hash(content: str) -> str:
@@ -248,18 +266,18 @@ async def record_observations_in(
                     "only an open episode takes observations",
                     field="episodeId",
                 )
-            episode["observationCount"] = int(episode.get("observationCount") or 0)
+            episode["observationCounts"] = _counts(episode)
             episodes[observation.episode_id] = episode
-        episode["observationCount"] += 1
         observed_at: datetime = observation.observed_at or ctx.now
         privacy = observation.privacy if observation.privacy is not None else episode["privacy"]
         if int(privacy) > ctx.max_privacy:
             raise Forbidden("this key may not write above its privacy tier", field="privacy")
+        seq = _next_seq(episode["observationCounts"], int(privacy))
         props: dict[str, Any] = {
             "id": new_id(),
             "spaceId": ctx.space_id,
             "episodeId": observation.episode_id,
-            "seq": episode["observationCount"],
+            "seq": seq,
             "kind": observation.kind.value,
             "role": observation.role.value,
             "content": observation.content,
@@ -279,7 +297,7 @@ async def record_observations_in(
         )
     if new:
         counts = [
-            {"id": episode_id, "count": episode["observationCount"]}
+            {"id": episode_id, "counts": episode["observationCounts"]}
             for episode_id, episode in episodes.items()
         ]
         await run(ctx.tx, APPEND_OBSERVATIONS, observations=new, counts=counts, now=ctx.now)
@@ -305,6 +323,8 @@ async def open_episode_in(ctx: WriteContext, opening: OpenEpisodeInput) -> Episo
     fingerprint, replay = await _replayed(ctx, "openEpisode", opening.idempotency_key, payload)
     if replay is not None:
         return episode_record(await _episode(ctx, replay["episodeId"]))
+    if opening.privacy > ctx.max_privacy:
+        raise Forbidden("this key may not write above its privacy tier", field="privacy")
     if opening.supersedes is not None:
         old = await _episode(ctx, opening.supersedes)
         if old["status"] != EpisodeStatus.SEALED.value:

@@ -2,6 +2,11 @@
 
 Evidence must exist in the writing space and not be erased; its authority must be one the
 observation's role allows (a user's message may be `user_stated`, an assistant's may not).
+
+Evidence is at least as private as every claim it is linked to. A claim may rest on material
+more private than itself (a `normal` fact from a `secret` contract), never on less: otherwise a
+writer at the lower tier, forgetting the material it may read, would strip the support of a
+claim above its tier, and a writer may change nothing it cannot read.
 """
 
 from __future__ import annotations
@@ -14,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from graph.db import run
 from graph.errors import Forgotten, NotFound, ValidationFailed
-from graph.model import ROLE_AUTHORITY, Authority, EvidenceKind, Role
+from graph.model import ROLE_AUTHORITY, Authority, EvidenceKind, Privacy, Role
 from graph.timeutil import to_native
 from graph.writing import WriteContext
 
@@ -25,7 +30,7 @@ UNWIND $ids AS id
 MATCH (o:Observation {id: id})
 WHERE o.spaceId = $spaceId AND o.privacy <= $maxPrivacy
 RETURN o.id AS id, o.role AS role, o.observedAt AS observedAt, o.erasedAt AS erasedAt,
-       o.episodeId AS episodeId, o.content AS text, null AS locator
+       o.episodeId AS episodeId, o.content AS text, null AS locator, o.privacy AS privacy
 """
 
 FIND_ARTIFACTS: LiteralString = """
@@ -33,7 +38,7 @@ UNWIND $ids AS id
 MATCH (a:Artifact {id: id})
 WHERE a.spaceId = $spaceId AND a.privacy <= $maxPrivacy
 RETURN a.id AS id, a.recordedAt AS observedAt, a.erasedAt AS erasedAt, null AS episodeId,
-       a.content AS text, a.locator AS locator
+       a.content AS text, a.locator AS locator, a.privacy AS privacy
 """
 
 LINK_OBSERVATIONS: LiteralString = """
@@ -57,6 +62,7 @@ UNWIND $copies AS copy
 MATCH (old:Claim {id: copy.fromId})-[e:SUPPORTED_BY]->(target)
 WHERE e.erasedAt IS NULL AND target.erasedAt IS NULL
 MATCH (new:Claim {id: copy.toId})
+WHERE target.privacy >= new.privacy
 CREATE (new)-[e2:SUPPORTED_BY]->(target)
 SET e2 = properties(e), e2.recordedAt = $now, e2.privacy = new.privacy
 """
@@ -89,6 +95,7 @@ class ResolvedEvidence:
     label: str
     authority: Authority
     observed_at: datetime
+    privacy: Privacy
     episode_id: str | None = None
     text: str | None = None
     locator: str | None = None
@@ -150,6 +157,7 @@ async def resolve_evidence(
             row["label"],
             authority,
             to_native(row["observedAt"]),
+            Privacy(int(row["privacy"])),
             row.get("episodeId"),
             row.get("text"),
             row.get("locator"),
@@ -176,6 +184,15 @@ class EvidencePlan:
         *,
         authority: Authority | None = None,
     ) -> None:
+        if evidence.privacy < int(claim["privacy"]):
+            what = evidence.label.lower()
+            raise ValidationFailed(
+                f"{what} {evidence.ref.target_id!r} is {evidence.privacy.name.lower()}, less "
+                f"private than the claim ({Privacy(int(claim['privacy'])).name.lower()}) it "
+                "would support: evidence is at least as private as its claim (record it at the "
+                "claim's privacy)",
+                field="evidence",
+            )
         self.links.append(
             {
                 "claimId": claim["id"],

@@ -125,6 +125,34 @@ SET e.erasedAt = coalesce(e.erasedAt, $now), e.key = 'forgotten:' + e.id
 REMOVE e.canonical
 """
 
+# An entity that claims above the forgetting writer's tier still name (the writer's own claims
+# about it are erased already) is lifted to the lowest such tier instead of being erased: from
+# then on no view at or below the writer's tier — current or past — shows it, and the tiers above
+# keep what they know. Merges the writer could see go with it.
+LIFT_ENTITIES: LiteralString = """
+UNWIND $ids AS id
+MATCH (e:Entity {id: id})
+CALL (e) {
+  MATCH (c:Claim {subjectId: e.id})
+  WHERE c.erasedAt IS NULL
+  RETURN c.privacy AS privacy
+  UNION
+  MATCH (c:Claim {objectId: e.id})
+  WHERE c.erasedAt IS NULL
+  RETURN c.privacy AS privacy
+}
+WITH e, min(privacy) AS kept
+WHERE kept > $maxPrivacy
+SET e.privacy = kept
+WITH e
+CALL (e) {
+  MATCH (e)-[m:MERGED_INTO]-(:Entity)
+  WHERE m.privacy <= $maxPrivacy
+  DELETE m
+}
+RETURN e.id AS id, e.privacy AS privacy
+"""
+
 ERASE_EPISODES: LiteralString = """
 UNWIND $ids AS id
 MATCH (e:Episode {id: id})
@@ -136,7 +164,7 @@ EXCLUSIVE_EVIDENCE: LiteralString = """
 UNWIND $ids AS id
 MATCH (:Claim {id: id})-[:SUPPORTED_BY|CONTRADICTED_BY|CORRECTED_BY]->(t)
 WITH DISTINCT t
-WHERE t.erasedAt IS NULL AND NOT EXISTS {
+WHERE t.erasedAt IS NULL AND t.privacy <= $maxPrivacy AND NOT EXISTS {
   MATCH (t)<-[:SUPPORTED_BY|CONTRADICTED_BY|CORRECTED_BY]-(other:Claim)
   WHERE NOT other.id IN $ids
 }
@@ -348,7 +376,10 @@ async def write_tombstone(
         "fingerprint": fingerprint,
         "reason": reason,
         "actor": ctx.actor,
-        "erasedIds": sorted(selection.all_ids()),
+        "erasedIds": sorted(selection.all_ids() - erasure.lifted.keys()),
+        # Lifted entities are replayed as lifts (never as erasures) after a restore.
+        "liftedJson": json.dumps(erasure.lifted, sort_keys=True) if erasure.lifted else None,
+        "tier": int(ctx.max_privacy),
         "contentFingerprints": sorted(erasure.fingerprints),
         "countsJson": json.dumps(selection.counts(), sort_keys=True),
         "madeInactive": len(erasure.made_inactive),
@@ -364,6 +395,9 @@ class Erasure:
     fingerprints: set[str] = field(default_factory=set)
     blobs: set[str] = field(default_factory=set)
     made_inactive: list[str] = field(default_factory=list)
+    lifted: dict[str, int] = field(default_factory=dict)
+    """Entities forgotten below a tier that still holds claims about them: id → the tier
+    they were lifted to (gone from every view below it, kept for the tiers above)."""
 
 
 async def withdraw_grants(ctx: WriteContext) -> int:
@@ -398,7 +432,13 @@ async def erase(
     if selection.claims:
         # Source material that only ever supported what is forgotten goes with it: a forgotten
         # fact must not live on verbatim in the message it was taken from.
-        for row in await run(ctx.tx, EXCLUSIVE_EVIDENCE, ids=sorted(selection.claims)):
+        exclusive = await run(
+            ctx.tx,
+            EXCLUSIVE_EVIDENCE,
+            ids=sorted(selection.claims),
+            maxPrivacy=int(ctx.max_privacy),
+        )
+        for row in exclusive:
             if row["id"] in held:
                 continue
             target = selection.observations if row["observation"] else selection.artifacts
@@ -428,7 +468,16 @@ async def erase(
     if selection.artifacts:
         await run(ctx.tx, ERASE_ARTIFACTS, ids=sorted(selection.artifacts), now=ctx.now)
     if selection.entities:
-        await run(ctx.tx, ERASE_ENTITIES, ids=sorted(selection.entities), now=ctx.now)
+        lifted = await run(
+            ctx.tx,
+            LIFT_ENTITIES,
+            ids=sorted(selection.entities),
+            maxPrivacy=int(ctx.max_privacy),
+        )
+        erasure.lifted = {row["id"]: int(row["privacy"]) for row in lifted}
+        erased = sorted(selection.entities - erasure.lifted.keys())
+        if erased:
+            await run(ctx.tx, ERASE_ENTITIES, ids=erased, now=ctx.now)
     if selection.episodes:
         await run(ctx.tx, ERASE_EPISODES, ids=sorted(selection.episodes), now=ctx.now)
     if texts:
@@ -451,8 +500,9 @@ async def erase(
 
 
 # Claims left without unerased support become non-active: each gets a retracted revision
-# (the next revision number of its key; pieces of one key are numbered in turn), done on the
-# server so a large cascade does not travel to Python and back.
+# (the next revision number of its key at its tier; pieces of one key are numbered in turn),
+# done on the server so a large cascade does not travel to Python and back. Evidence is at least
+# as private as its claims, so a cascade never reaches above the tier of what was erased.
 CASCADE: LiteralString = """
 UNWIND $ids AS id
 MATCH (c:Claim {id: id})
@@ -461,9 +511,10 @@ WHERE c.supersededAt IS NULL AND c.erasedAt IS NULL AND c.status IN ['active', '
     MATCH (c)-[:SUPPORTED_BY]->(t)
     WHERE t.erasedAt IS NULL
   }
-WITH c.key AS key, collect(c) AS orphans
-CALL (key) {
+WITH c.key AS key, c.privacy AS privacy, collect(c) AS orphans
+CALL (key, privacy) {
   MATCH (row:Claim {spaceId: $spaceId, key: key})
+  WHERE row.privacy <= privacy
   RETURN max(row.revision) AS head
 }
 UNWIND range(0, size(orphans) - 1) AS i

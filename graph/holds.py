@@ -11,6 +11,7 @@ check: a hold on a subject + predicate also covers claims with them written afte
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import LiteralString
 
 from neo4j import AsyncManagedTransaction
@@ -20,6 +21,7 @@ from graph.actor import Actor
 from graph.audit import AuditLog
 from graph.db import Graph, run
 from graph.errors import Forgotten, LegalHold, NotFound
+from graph.model import Privacy
 from graph.selectors import Selection, Selector, SelectorKind, select
 from graph.writing import WriteContext, begin_write, new_id
 
@@ -34,9 +36,15 @@ WHERE h.releasedAt IS NULL
 RETURN h.id AS id, h.selectorJson AS selector, h.reason AS reason
 """
 
+EVIDENCE_OF_CLAIMS: LiteralString = """
+UNWIND $ids AS id
+MATCH (:Claim {id: id})-[:SUPPORTED_BY|CONTRADICTED_BY|CORRECTED_BY]->(t)
+RETURN DISTINCT t.id AS id
+"""
+
 RELEASE_HOLD: LiteralString = """
 MATCH (h:LegalHold {id: $id})
-WHERE h.spaceId = $spaceId
+WHERE h.spaceId = $spaceId AND coalesce(h.privacy, 3) <= $maxPrivacy
 WITH h, h.releasedAt IS NOT NULL AS wasReleased
 SET h.releasedAt = coalesce(h.releasedAt, $now),
     h.releaseReason = coalesce(h.releaseReason, $reason)
@@ -55,12 +63,15 @@ async def set_legal_hold(graph: Graph, space: str, hold: HoldInput, *, actor: Ac
     """Place a hold; returns its id. The selector must select something that exists."""
 
     async def work(tx: AsyncManagedTransaction) -> str:
+        actor.check_legal(space)
         ctx = await begin_write(tx, space, actor)
         await select(ctx, hold.selector)
         hold_id = new_id()
         props = {
             "id": hold_id,
             "spaceId": ctx.space_id,
+            # Only a legal holder at this tier or above may see and release it.
+            "privacy": int(ctx.max_privacy),
             "selectorJson": hold.selector.model_dump_json(),
             "reason": hold.reason,
             "actor": ctx.actor,
@@ -80,9 +91,16 @@ async def release_legal_hold(
     """Release a hold from now on; False when it was released already."""
 
     async def work(tx: AsyncManagedTransaction) -> bool:
+        actor.check_legal(space)
         ctx = await begin_write(tx, space, actor)
         rows = await run(
-            tx, RELEASE_HOLD, id=hold_id, spaceId=ctx.space_id, now=ctx.now, reason=reason
+            tx,
+            RELEASE_HOLD,
+            id=hold_id,
+            spaceId=ctx.space_id,
+            now=ctx.now,
+            reason=reason,
+            maxPrivacy=int(ctx.max_privacy),
         )
         if not rows:
             raise NotFound(f"no legal hold {hold_id!r} in space {space!r}", field="holdId")
@@ -97,9 +115,13 @@ async def release_legal_hold(
 
 
 async def held_ids(ctx: WriteContext) -> tuple[set[str], list[tuple[str, str, bool]]]:
-    """Ids active holds cover now, and the holds (id, reason, covers the whole space)."""
+    """Ids active holds cover now, and the holds (id, reason, covers the whole space).
+
+    A hold covers what its selector selects at every tier, whoever asks: it was placed by
+    someone with the legal grant, and it binds every writer."""
     covered: set[str] = set()
     holds: list[tuple[str, str, bool]] = []
+    everything = replace(ctx, max_privacy=Privacy.SECRET)
     for row in await run(ctx.tx, ACTIVE_HOLDS, spaceId=ctx.space_id):
         held_selector = Selector.model_validate(json.loads(row["selector"]))
         whole = held_selector.kind is SelectorKind.SPACE
@@ -107,26 +129,34 @@ async def held_ids(ctx: WriteContext) -> tuple[set[str], list[tuple[str, str, bo
         if whole:
             continue
         try:
-            covered |= (await select(ctx, held_selector)).all_ids()
+            covered |= (await select(everything, held_selector)).all_ids()
         except (NotFound, Forgotten):  # nothing left that the hold could cover
             continue
     return covered, holds
 
 
 async def check_holds(ctx: WriteContext, selection: Selection) -> set[str]:
-    """Refuse with LEGAL_HOLD when an active hold covers anything in `selection`; returns
-    the ids holds cover (so erasure can leave held evidence alone)."""
+    """Refuse with LEGAL_HOLD when an active hold covers anything in `selection` — or anything
+    a held claim rests on, since erasing its evidence would strip it or cascade it to
+    retracted. Returns the ids holds cover (so erasure leaves held evidence alone)."""
     covered, holds = await held_ids(ctx)
-    for hold_id, reason, whole in holds:
-        if whole or selection.whole_space:
-            raise LegalHold(
-                f"legal hold {hold_id} ({reason}) covers this data; release it first",
-                field="selector",
-            )
-    if covered & selection.all_ids():
+    whole = next((hold for hold in holds if hold[2]), None)
+    if whole is not None or (holds and selection.whole_space):
+        _refuse(ctx, [whole or holds[0]])
+    if not holds:
+        return covered
+    support = {row["id"] for row in await run(ctx.tx, EVIDENCE_OF_CLAIMS, ids=sorted(covered))}
+    if (covered | support) & selection.all_ids():
+        _refuse(ctx, holds)
+    return covered
+
+
+def _refuse(ctx: WriteContext, holds: list[tuple[str, str, bool]]) -> None:
+    """LEGAL_HOLD; only a caller with the legal grant learns which hold and why."""
+    if ctx.legal:
         hold_id, reason, _ = holds[0] if len(holds) == 1 else ("(several)", "holds", False)
         raise LegalHold(
             f"legal hold {hold_id} ({reason}) covers this data; release it first",
             field="selector",
         )
-    return covered
+    raise LegalHold("a legal hold covers this data", field="selector")

@@ -48,6 +48,7 @@ from graph.model import (
     CorrectionKind,
     EpisodeKind,
     ObservationKind,
+    Privacy,
     Role,
     canonical_json,
 )
@@ -210,7 +211,9 @@ async def import_items(
     done = 0
     for start in range(0, len(items), batch_size):
         batch = items[start : start + batch_size]
-        known = await _known(graph, space, [f"import:claim:{i.digest}" for i in batch])
+        known = await _known(
+            graph, space, [f"import:claim:{i.digest}" for i in batch], actor.tier_in(space)
+        )
         report.already_known += sum(known)
         fresh = [item for item, was_known in zip(batch, known, strict=True) if not was_known]
         if fresh:
@@ -266,8 +269,8 @@ async def _unforgotten(
     return kept
 
 
-async def _known(graph: Graph, space: str, keys: list[str]) -> list[bool]:
-    digests = [{"key": key, "digest": key_digest(key)} for key in keys]
+async def _known(graph: Graph, space: str, keys: list[str], tier: Privacy) -> list[bool]:
+    digests = [{"key": key, "digest": key_digest(key, tier)} for key in keys]
     rows = await graph.read(KNOWN_KEYS, space=space, keys=digests)
     if not rows:
         raise ValidationFailed(f"no space named {space!r}", field="space")
@@ -317,6 +320,8 @@ def _writer(
                     kind=ObservationKind.DOCUMENT_EXCERPT,
                     role=item.role,
                     observed_at=item.observed_at,
+                    # The line is the claim's evidence: exactly as private as the claim.
+                    privacy=Privacy(int(item.fields["privacy"])),
                     idempotency_key=f"import:observation:{item.digest}",
                 )
                 for item in items

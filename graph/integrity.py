@@ -39,7 +39,7 @@ DUPLICATE_CURRENT_SLICES: LiteralString = """
 MATCH (c:Claim)
 WHERE c.type IN ['pref', 'goal', 'task', 'entity', 'case', 'pattern', 'fact']
   AND c.supersededAt IS NULL AND c.erasedAt IS NULL
-WITH c.spaceId AS space, c.key AS key, collect(c) AS rows
+WITH c.spaceId AS space, c.key AS key, c.privacy AS privacy, collect(c) AS rows
 WHERE size(rows) > 1
 UNWIND rows AS a
 UNWIND rows AS b
@@ -48,6 +48,12 @@ WHERE a.id < b.id
   AND (a.validTo IS NULL OR b.validFrom IS NULL OR b.validFrom < a.validTo)
   AND (b.validTo IS NULL OR a.validFrom IS NULL OR a.validFrom < b.validTo)
 RETURN a.id + ' overlaps ' + b.id AS id
+"""
+
+EVIDENCE_LESS_PRIVATE_THAN_ITS_CLAIM: LiteralString = """
+MATCH (c:Claim)-[e:SUPPORTED_BY|CONTRADICTED_BY|CORRECTED_BY]->(t)
+WHERE t.privacy < c.privacy
+RETURN elementId(e) AS id
 """
 
 MEANINGS_WITHOUT_THEIR_CLAIM: LiteralString = """
@@ -70,7 +76,12 @@ RULES: dict[str, LiteralString] = {
     "an active claim has unerased evidence in its own space": ACTIVE_CLAIMS_WITHOUT_EVIDENCE,
     "no relationship crosses spaces": CROSS_SPACE_LINKS,
     "a current relation has a current asserting claim": RELATIONS_WITHOUT_ASSERTING_CLAIM,
-    "an overwrite key's current rows do not overlap in valid time": DUPLICATE_CURRENT_SLICES,
+    "an overwrite key's current rows at one tier do not overlap in valid time": (
+        DUPLICATE_CURRENT_SLICES
+    ),
+    "evidence is at least as private as the claims it is linked to": (
+        EVIDENCE_LESS_PRIVATE_THAN_ITS_CLAIM
+    ),
     "a meaning vector belongs to one unerased claim with text": MEANINGS_WITHOUT_THEIR_CLAIM,
     "an erased claim has no meaning vector and waits for none": ERASED_CLAIMS_WITH_MEANING,
 }

@@ -24,7 +24,7 @@ from graph.writing import WriteContext, begin_write, new_id
 CURRENT_MERGES: LiteralString = """
 UNWIND $ids AS id
 MATCH (e:Entity {id: id})-[m:MERGED_INTO]-(:Entity)
-WHERE m.supersededAt IS NULL AND m.erasedAt IS NULL
+WHERE m.supersededAt IS NULL AND m.erasedAt IS NULL AND m.privacy <= $maxPrivacy
 RETURN id, m.mergeId AS mergeId, startNode(m).id = id AS outgoing
 """
 
@@ -32,12 +32,14 @@ CREATE_MERGE: LiteralString = """
 MATCH (duplicate:Entity {id: $duplicateId})
 MATCH (survivor:Entity {id: $survivorId})
 CREATE (duplicate)-[m:MERGED_INTO]->(survivor)
-SET m = $props, m.recordedAt = $now
+SET m = $props, m.recordedAt = $now,
+    m.privacy = reduce(p = $floor, x IN [duplicate.privacy, survivor.privacy] |
+                       CASE WHEN x > p THEN x ELSE p END)
 """
 
 UNDO_MERGE: LiteralString = """
 MATCH (:Entity)-[m:MERGED_INTO {mergeId: $mergeId}]->(:Entity)
-WHERE m.spaceId = $spaceId
+WHERE m.spaceId = $spaceId AND m.privacy <= $maxPrivacy
 WITH m, m.supersededAt IS NOT NULL AS alreadyUndone
 SET m.supersededAt = coalesce(m.supersededAt, $now), m.undoReason = coalesce(m.undoReason, $reason)
 RETURN alreadyUndone
@@ -81,8 +83,6 @@ async def merge_entities(graph: Graph, space: str, merge: MergeInput, *, actor: 
         props: dict[str, Any] = {
             "mergeId": merge_id,
             "spaceId": ctx.space_id,
-            # The merge's reason is caller text: the default tier, not public.
-            "privacy": int(Privacy.NORMAL),
             "reason": merge.reason,
             "validFrom": merge.valid_from or ctx.now,
             "actor": ctx.actor,
@@ -94,6 +94,9 @@ async def merge_entities(graph: Graph, space: str, merge: MergeInput, *, actor: 
             survivorId=survivor.id,
             props=props,
             now=ctx.now,
+            # The merge's reason is caller text: the default tier (or the writer's, if lower),
+            # and never below the entities it joins.
+            floor=int(min(Privacy.NORMAL, ctx.max_privacy)),
         )
         audit = AuditLog()
         audit.add(
@@ -112,7 +115,9 @@ async def merge_entities(graph: Graph, space: str, merge: MergeInput, *, actor: 
 async def _refuse_chains(ctx: WriteContext, duplicate_id: str) -> None:
     # resolve_entities followed current merges already, so the survivor is never a duplicate;
     # a duplicate that others were merged into would make a chain.
-    rows = await run(ctx.tx, CURRENT_MERGES, ids=[duplicate_id])
+    # Merges above the writer's tier are not its to know of (a chain through one is read as
+    # its first step, like any merge).
+    rows = await run(ctx.tx, CURRENT_MERGES, ids=[duplicate_id], maxPrivacy=int(ctx.max_privacy))
     if any(not row["outgoing"] for row in rows):
         raise ValidationFailed(
             "other entities are merged into this duplicate; merge into the survivor instead",
@@ -130,7 +135,13 @@ async def unmerge_entities(
     async def work(tx: AsyncManagedTransaction) -> bool:
         ctx = await begin_write(tx, space, actor)
         rows = await run(
-            tx, UNDO_MERGE, mergeId=merge_id, spaceId=ctx.space_id, now=ctx.now, reason=reason
+            tx,
+            UNDO_MERGE,
+            mergeId=merge_id,
+            spaceId=ctx.space_id,
+            now=ctx.now,
+            reason=reason,
+            maxPrivacy=int(ctx.max_privacy),
         )
         if not rows:
             raise NotFound(f"no merge {merge_id!r} in space {space!r}", field="mergeId")

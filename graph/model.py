@@ -13,9 +13,10 @@ Stored in Neo4j (labels and relationship types):
     (:Claim)-[:REVISES]->(:Claim)                                           revision chain
     (:Entity)-[:WORKS_AT {claimId, claimKey, revision, spaceId, privacy, status,
                           validFrom, validTo, recordedAt, supersededAt}]->(:Entity)   relations
-    (:Entity)-[:MERGED_INTO {mergeId, spaceId, validFrom, recordedAt, supersededAt}]->(:Entity)
+    (:Entity)-[:MERGED_INTO {mergeId, spaceId, privacy, validFrom, recordedAt, supersededAt}]->
+        (:Entity)
     (:Episode {id, spaceId, title, kind, status, participants, startedAt, endedAt,
-               extractorVersion, recordedAt, sealedAt})
+               extractorVersion, privacy, observationCounts (per tier), recordedAt, sealedAt})
     (:Episode)-[:HAS_OBSERVATION]->(:Observation {id, spaceId, episodeId, seq, kind, role,
                content, contentHash, observedAt, privacy, recordedAt, erasedAt})
     (:Artifact {id, spaceId, storage, locator, mediaType, size, sha256, content, recordedAt})
@@ -23,12 +24,20 @@ Stored in Neo4j (labels and relationship types):
     (:Episode)-[:SUPERSEDES]->(:Episode)                                    for Browser walks
     (:AuditEvent {id, spaceId, action, actor, at, idempotencyKey (SHA-256), requestHash,
                   outcome, targetIds, resultJson (ids only), detail (never content)})
-    (:Tombstone {id, spaceId, selectorKind, fingerprint, reason, actor, at, watermark,
-                 erasedIds, contentFingerprints (HMAC), countsJson})     the forget ledger
-    (:LegalHold {id, spaceId, selectorJson, reason, actor, recordedAt, releasedAt})
+    (:Tombstone {id, spaceId, selectorKind, fingerprint, reason, actor, tier, at, watermark,
+                 erasedIds, liftedJson, contentFingerprints (HMAC), countsJson})  the ledger
+    (:LegalHold {id, spaceId, selectorJson, reason, actor, privacy, recordedAt, releasedAt})
     (:ApiKey {keyId, secretSha256, name, grants, createdAt, revokedAt})  via neomodel
     (:Clock {name: 'recorded', now})
     (:Migration {version, name, checksum, appliedAt})
+
+Privacy tiers make lines. Every claim, entity, observation, episode, artifact, relation, merge
+and hold has a `privacy` tier; a writer at tier T works on the graph as a reader at T sees it:
+a key's rows at each tier are a line of their own (a write at P supersedes only rows at P;
+revisions and an episode's observation `seq` count per tier, after everything at that tier or
+below), an entity key may have a node per tier, idempotency keys are scoped by tier, and
+evidence is at least as private as every claim linked to it. So nothing a writer does or is
+told depends on what lies above its tier.
 """
 
 from __future__ import annotations

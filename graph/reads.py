@@ -111,7 +111,20 @@ RETURN properties(e) AS entity, naming.name AS name, naming.aliases AS aliases,
 """
 )
 
-ENTITY_BY_KEY: LiteralString = "MATCH (e:Entity {spaceId: $spaceId, key: $key})" + _ENTITY_VIEW
+# An entity key asserted at several tiers has one entity node per tier (a writer never meets a
+# node above its tier, so it creates its own); a reader that sees several reads the lowest.
+ENTITY_BY_KEY: LiteralString = (
+    """
+CALL () {
+  MATCH (e:Entity {spaceId: $spaceId, key: $key})
+  WHERE """
+    + visible("e")
+    + """
+  RETURN e ORDER BY e.privacy, e.recordedAt LIMIT 1
+}
+WITH e"""
+    + _ENTITY_VIEW
+)
 
 
 EPISODE: LiteralString = (
@@ -140,7 +153,10 @@ MATCH (e:Entity {id: c.subjectId})
 WHERE """
     + visible("e")
     + """
-RETURN DISTINCT e.id AS id, e.key AS key
+WITH DISTINCT e ORDER BY e.privacy, e.recordedAt
+// A key held at several tiers names its lowest-tier entity (see ENTITY_BY_KEY).
+WITH e.key AS key, head(collect(e.id)) AS id
+RETURN id, key
 ORDER BY key
 """
 )

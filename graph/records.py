@@ -142,7 +142,7 @@ def episode_record(
         observations=tuple(
             sorted(
                 (observation_record(o) for o in observations or [] if o),
-                key=lambda o: o.seq,
+                key=lambda o: (o.recorded_at, o.seq),
             )
         ),
     )

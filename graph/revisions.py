@@ -21,15 +21,26 @@ from graph.records import EVIDENCE_PROJECTION, claim_record, native_props
 from graph.timeline import Interval
 from graph.writing import WriteContext, new_id
 
+# A key as the writer sees it: only rows at or below its tier count, for the revision numbers as
+# for the rows it may supersede, so a key held above the tier answers as if it were new.
 LOAD_KEY_STATES: LiteralString = """
 UNWIND $keys AS key
 OPTIONAL MATCH (c:Claim {spaceId: $spaceId, key: key})
-WITH key, max(c.revision) AS head,
+WHERE c.privacy <= $maxPrivacy
+WITH key, c.privacy AS privacy, max(c.revision) AS head,
      collect(CASE WHEN c.supersededAt IS NULL AND c.erasedAt IS NULL THEN properties(c) END)
        AS current
-OPTIONAL MATCH (e:Entity {spaceId: $spaceId, key: key})
-RETURN key, coalesce(head, 0) AS head, current, e.id AS entityId,
-       e.erasedAt IS NOT NULL AS entityErased
+WITH key,
+     collect(CASE WHEN privacy IS NULL THEN NULL ELSE [privacy, head] END) AS heads,
+     reduce(rows = [], part IN collect(current) | rows + part) AS current
+CALL (key) {
+  OPTIONAL MATCH (e:Entity {spaceId: $spaceId, key: key})
+  WHERE e.privacy <= $maxPrivacy AND e.erasedAt IS NULL
+  RETURN e.id AS entityId, e.privacy AS entityPrivacy
+  ORDER BY e.privacy, e.recordedAt
+  LIMIT 1
+}
+RETURN key, heads, current, entityId, entityPrivacy
 """
 
 LOAD_CLAIMS: LiteralString = (
@@ -92,38 +103,66 @@ ASSERTING_STATUSES = (ClaimStatus.ACTIVE.value, ClaimStatus.DISPUTED.value)
 
 @dataclass
 class KeyState:
-    """What a key holds, as the transaction plans its writes."""
+    """What a key holds as one writer sees it (rows at or below its tier), as the transaction
+    plans its writes.
+
+    Each tier's rows of a key are a line of their own: a write at tier P supersedes only rows
+    at P. Revision numbers count per tier: a row at tier P is numbered after every row of the key
+    at P or below, never after a row above P. So numbers say nothing about rows a reader cannot
+    see, and a writer below another's tier can never collide with or skip over its rows (the
+    uniqueness constraint is on space, key, privacy and revision)."""
 
     key: str
-    head: int
-    """Highest revision number ever used for the key (0 if none)."""
+    heads: dict[int, int]
+    """Highest revision number ever used at each tier the writer sees (erased rows included)."""
     current: list[dict[str, Any]]
     """Rows not superseded and not erased, as property maps."""
     entity_id: str | None = None
+    entity_privacy: int | None = None
 
-    def next_revision(self) -> int:
-        self.head += 1
-        return self.head
+    @property
+    def head(self) -> int:
+        """The newest revision number the writer can see (0 for a key new to it)."""
+        return max(self.heads.values(), default=0)
 
-    def latest_current_id(self) -> str | None:
-        if not self.current:
+    def next_revision(self, privacy: Privacy | int) -> int:
+        """The number of a new row at `privacy`: after every row at that tier or below."""
+        tier = int(privacy)
+        revision = 1 + max((n for p, n in self.heads.items() if p <= tier), default=0)
+        self.heads[tier] = revision
+        return revision
+
+    def line(self, privacy: Privacy | int) -> list[dict[str, Any]]:
+        """The current rows of the key's line at `privacy`: the rows a write at that tier
+        supersedes, restates or corroborates (never a row of another tier's line)."""
+        return [row for row in self.current if int(row["privacy"]) == int(privacy)]
+
+    def latest_current_id(self, privacy: Privacy | int) -> str | None:
+        """The newest current row of the line a new row at `privacy` continues."""
+        rows = self.line(privacy)
+        if not rows:
             return None
-        return str(max(self.current, key=lambda row: int(row["revision"]))["id"])
+        return str(max(rows, key=lambda row: int(row["revision"]))["id"])
 
 
 async def load_key_states(ctx: WriteContext, keys: list[str]) -> dict[str, KeyState]:
-    rows = await run(ctx.tx, LOAD_KEY_STATES, keys=sorted(set(keys)), spaceId=ctx.space_id)
-    states: dict[str, KeyState] = {}
-    for row in rows:
-        if row["entityErased"]:
-            raise Forgotten(f"entity {row['key']!r} was forgotten", field="key")
-        states[row["key"]] = KeyState(
+    rows = await run(
+        ctx.tx,
+        LOAD_KEY_STATES,
+        keys=sorted(set(keys)),
+        spaceId=ctx.space_id,
+        maxPrivacy=int(ctx.max_privacy),
+    )
+    return {
+        row["key"]: KeyState(
             key=row["key"],
-            head=int(row["head"]),
+            heads={int(p): int(n) for p, n in row["heads"]},
             current=[native_props(props) for props in row["current"]],
             entity_id=row["entityId"],
+            entity_privacy=row["entityPrivacy"],
         )
-    return states
+        for row in rows
+    }
 
 
 async def load_claims(tx: AsyncManagedTransaction, ids: list[str]) -> dict[str, Claim]:
@@ -202,8 +241,10 @@ class WritePlan:
     relations: list[dict[str, Any]] = field(default_factory=list)
 
     def entity_for(self, ctx: WriteContext, key: str, state: KeyState, privacy: Privacy) -> str:
-        """The entity an `entity:` key names, created with its first claim."""
-        if state.entity_id is None:
+        """The entity an `entity:` key names, created with its first claim at or below the
+        claim's tier (a reader of the claim can then read its entity)."""
+        if state.entity_id is None or (state.entity_privacy or 0) > privacy:
+            state.entity_privacy = int(privacy)
             _, kind, canonical = key.split(":", 2)
             state.entity_id = new_id()
             self.entities.append(
@@ -274,7 +315,7 @@ class WritePlan:
         }
         row.update(
             id=new_id(),
-            revision=state.next_revision(),
+            revision=state.next_revision(old["privacy"]),
             validFrom=interval.start,
             validTo=interval.end,
             actor=ctx.actor,

@@ -19,9 +19,9 @@ from pydantic import BaseModel, ConfigDict, model_validator
 
 from graph.db import run
 from graph.entities import EntityRef, resolve_entities
-from graph.errors import Forgotten, NotFound, ValidationFailed
+from graph.errors import Forbidden, Forgotten, NotFound, ValidationFailed
 from graph.memory_types import PREDICATE
-from graph.model import canonical_json
+from graph.model import Privacy, canonical_json
 from graph.writing import WriteContext
 
 
@@ -84,10 +84,14 @@ class Selection:
         }
 
 
+# Every selector selects only what the writer's tier reaches: the rows of a key at or below it,
+# the observations of an episode at or below it, … What lies above stays as it is, and no count
+# or error tells the writer it is there.
 ROWS_OF_KEY_OF_CLAIM: LiteralString = """
 MATCH (c:Claim {id: $id})
 WHERE c.spaceId = $spaceId AND c.privacy <= $maxPrivacy
 OPTIONAL MATCH (row:Claim {spaceId: $spaceId, key: c.key})
+WHERE row.privacy <= $maxPrivacy
 RETURN c.erasedAt IS NOT NULL AS erased, collect(row.id) AS ids
 """
 
@@ -104,6 +108,7 @@ ONE_NODE: dict[str, LiteralString] = {
 
 OBSERVATIONS_OF_EPISODE: LiteralString = """
 MATCH (e:Episode {id: $id})-[:HAS_OBSERVATION]->(o:Observation)
+WHERE o.privacy <= $maxPrivacy
 RETURN collect(o.id) AS ids
 """
 
@@ -115,15 +120,17 @@ CALL () {
 }
 WITH DISTINCT key
 MATCH (row:Claim {spaceId: $spaceId, key: key})
+WHERE row.privacy <= $maxPrivacy
 RETURN collect(DISTINCT row.id) AS ids
 """
 
 CLAIMS_OF_SUBJECT_PREDICATE: LiteralString = """
 MATCH (c:Claim {subjectId: $subjectId})
-WHERE c.spaceId = $spaceId AND c.predicate = $predicate
+WHERE c.spaceId = $spaceId AND c.predicate = $predicate AND c.privacy <= $maxPrivacy
 WITH collect(DISTINCT c.key) AS keys
 UNWIND keys AS key
 MATCH (row:Claim {spaceId: $spaceId, key: key})
+WHERE row.privacy <= $maxPrivacy
 RETURN collect(DISTINCT row.id) AS ids
 """
 
@@ -145,6 +152,11 @@ async def select(ctx: WriteContext, selector: Selector) -> Selection:
     selection = Selection()
     kind = selector.kind
     if kind is SelectorKind.SPACE:
+        if ctx.max_privacy < Privacy.SECRET:
+            # A whole space holds every tier; only a writer who may read them all may erase it.
+            raise Forbidden(
+                "forgetting a whole space needs a grant at tier secret", field="selector.kind"
+            )
         selection.whole_space = True
         return selection
     if kind is SelectorKind.SUBJECT_PREDICATE:
@@ -156,6 +168,7 @@ async def select(ctx: WriteContext, selector: Selector) -> Selection:
             subjectId=subject.id,
             predicate=selector.predicate,
             spaceId=ctx.space_id,
+            maxPrivacy=int(ctx.max_privacy),
         )
         selection.claims = set(rows[0]["ids"])
         selection.subject_id, selection.predicate = subject.id, selector.predicate
@@ -191,11 +204,19 @@ async def select(ctx: WriteContext, selector: Selector) -> Selection:
         selection.artifacts = {selector.id}
     elif kind is SelectorKind.EPISODE:
         selection.episodes = {selector.id}
-        observed = await run(ctx.tx, OBSERVATIONS_OF_EPISODE, id=selector.id)
+        observed = await run(
+            ctx.tx, OBSERVATIONS_OF_EPISODE, id=selector.id, maxPrivacy=int(ctx.max_privacy)
+        )
         selection.observations = set(observed[0]["ids"])
     elif kind is SelectorKind.ENTITY:
         selection.entities = {selector.id}
-        about = await run(ctx.tx, CLAIMS_ABOUT_ENTITY, id=selector.id, spaceId=ctx.space_id)
+        about = await run(
+            ctx.tx,
+            CLAIMS_ABOUT_ENTITY,
+            id=selector.id,
+            spaceId=ctx.space_id,
+            maxPrivacy=int(ctx.max_privacy),
+        )
         selection.claims = set(about[0]["ids"]) if about else set()
     else:  # pragma: no cover - every kind is handled above
         raise ValidationFailed(f"unknown selector kind {kind}")

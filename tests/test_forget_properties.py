@@ -161,7 +161,11 @@ def test_retention_purges_exactly_what_is_due_unprotected_and_unheld(
             MemoryType.TASK: Policy(purge_after_days=10),
         }
         report = await run_retention(
-            graph, story.space, policies=policies, now=utc_now() + timedelta(days=11)
+            graph,
+            story.space,
+            policies=policies,
+            now=utc_now() + timedelta(days=11),
+            actor=Actor.operator("retention"),
         )
         assert sorted(report.purged) == sorted(expected_purge)
         for index, spec in enumerate(claims):

@@ -40,7 +40,7 @@ async def test_migrate_applies_every_file_in_order_and_records_its_checksum(grap
         )
         assert ledger == [{"v": m.version, "name": m.name, "sum": m.checksum} for m in SHIPPED]
         constraints = {r["name"] for r in await graph.read("SHOW CONSTRAINTS YIELD name")}
-        assert {"space_name", "claim_revision", "entity_key", "audit_idempotency"} <= constraints
+        assert {"space_name", "claim_tier_revision", "audit_idempotency"} <= constraints
         indexes = {r["name"]: r["type"] for r in await graph.read("SHOW INDEXES YIELD name, type")}
         assert indexes["claim_text"] == "FULLTEXT"
         assert indexes["claim_space_key"] == "RANGE"

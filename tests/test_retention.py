@@ -22,6 +22,7 @@ from tests.residue import residue
 from tests.story import Story, new_story
 from tests.test_cli import engram_env, run_engram
 
+RETENTION = Actor.operator("retention")
 PURGE_EVENTS = {
     MemoryType.EVENT: Policy(archive_after_days=30, purge_after_days=365),
     MemoryType.TASK: Policy(archive_after_days=30, purge_after_days=365),
@@ -47,7 +48,7 @@ async def story(graph: Graph) -> Story:
 
 
 async def test_nothing_is_due_today(story: Story) -> None:
-    report = await run_retention(story.graph, story.space, policies=PURGE_EVENTS)
+    report = await run_retention(story.graph, story.space, policies=PURGE_EVENTS, actor=RETENTION)
     assert (report.archived, report.purged, report.skipped) == ([], [], [])
 
 
@@ -55,7 +56,9 @@ async def test_archived_claims_stay_readable_but_leave_recall(
     story: Story, embedder: Embedder
 ) -> None:
     later = utc_now() + timedelta(days=40)
-    report = await run_retention(story.graph, story.space, policies=PURGE_EVENTS, now=later)
+    report = await run_retention(
+        story.graph, story.space, policies=PURGE_EVENTS, now=later, actor=RETENTION
+    )
     assert report.archived == ["event:ops:2024-01-01:outage", "task:ops:t2"]
     assert report.skipped == [
         ("event:ops:2024-02-01:launch", "pinned"),
@@ -71,11 +74,13 @@ async def test_archived_claims_stay_readable_but_leave_recall(
 async def test_purge_erases_with_a_tombstone_and_spares_the_protected(story: Story) -> None:
     later = utc_now() + timedelta(days=400)
     plan = await run_retention(
-        story.graph, story.space, policies=PURGE_EVENTS, now=later, dry_run=True
+        story.graph, story.space, policies=PURGE_EVENTS, now=later, dry_run=True, actor=RETENTION
     )
     assert plan.purged == ["event:ops:2024-01-01:outage", "task:ops:t2"]
     assert await residue(story.graph, "db outage") != [], "a dry run changes nothing"
-    report = await run_retention(story.graph, story.space, policies=PURGE_EVENTS, now=later)
+    report = await run_retention(
+        story.graph, story.space, policies=PURGE_EVENTS, now=later, actor=RETENTION
+    )
     assert report.purged == plan.purged and report.tombstone_id is not None
     assert await residue(story.graph, "db outage") == []
     with pytest.raises(NotFound):
@@ -95,7 +100,9 @@ async def test_purge_never_touches_data_under_legal_hold(story: Story) -> None:
         actor=Actor.operator("counsel"),
     )
     later = utc_now() + timedelta(days=400)
-    report = await run_retention(story.graph, story.space, policies=PURGE_EVENTS, now=later)
+    report = await run_retention(
+        story.graph, story.space, policies=PURGE_EVENTS, now=later, actor=RETENTION
+    )
     assert report.purged == ["task:ops:t2"]
     assert ("event:ops:2024-01-01:outage", "legal hold") in report.skipped
 
