@@ -32,11 +32,16 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocket
 from strawberry.asgi import GraphQL
+from strawberry.http import GraphQLHTTPResponse
+from strawberry.types import ExecutionResult
 
 from api.context import EngramContext
+from api.errors import neo4j_unavailable
+from api.guards import BodyLimit, InFlightLimit
+from api.payload import PayloadRefused, decode_request_json
 from api.schema import build_schema
 from graph.apikeys import DEV, Principal, authenticate
-from graph.db import Graph, Neo4jTarget, connect
+from graph.db import UNAVAILABLE, Graph, Neo4jTarget, connect
 from graph.embeddings import Embedder, embed_pending
 from graph.errors import SetupError
 from graph.forget import purge_blobs, purge_spaces
@@ -53,9 +58,29 @@ from graph.settings import Settings
 log = logging.getLogger("engram")
 access_log = logging.getLogger("engram.access")
 
+RETRY_AFTER_UNAVAILABLE = 5
+"""Seconds a client is told to wait while Neo4j cannot answer (a restart takes a few)."""
+
 
 class EngramGraphQL(GraphQL[EngramContext, None]):
-    """Strawberry's ASGI view with Engram's context."""
+    """Strawberry's ASGI view with Engram's context, its JSON limits and its 503 for Neo4j down."""
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        except PayloadRefused as refused:
+            await refused.response()(scope, receive, send)
+
+    def decode_json(self, data: str | bytes) -> object:
+        return decode_request_json(data)
+
+    async def process_result(
+        self, request: Request, result: ExecutionResult
+    ) -> GraphQLHTTPResponse:
+        # Raised, not answered: EngramMiddleware turns it into 503 with Retry-After.
+        if (failure := neo4j_unavailable(request)) is not None:
+            raise failure
+        return await super().process_result(request, result)
 
     async def get_context(
         self, request: Request | WebSocket, response: Response | WebSocket
@@ -88,7 +113,10 @@ def _presented_key(scope: Scope) -> str | None:
 
 
 class EngramMiddleware:
-    """Authentication, the request timeout and the structured access log for every request."""
+    """The request timeout, 503 while Neo4j is unavailable, and the structured access log.
+
+    It is the outermost layer, so the timeout covers everything inside it — reading the body,
+    waiting for a turn, the API-key lookup — and every answer, refusals included, is logged."""
 
     def __init__(self, app: ASGIApp, settings: Settings) -> None:
         self.app = app
@@ -99,8 +127,7 @@ class EngramMiddleware:
             await self.app(scope, receive, send)
             return
         started = time.perf_counter()
-        status = {"code": 500}
-        principal: Principal | None = None
+        status: dict[str, int | None] = {"code": None}
 
         async def send_and_note(message: Message) -> None:
             if message["type"] == "http.response.start":
@@ -108,39 +135,64 @@ class EngramMiddleware:
             await send(message)
 
         try:
-            if scope["path"].startswith("/graphql"):
-                principal = await self._principal(scope)
-                if principal is None:
-                    response = JSONResponse(
-                        {"error": "an API key is needed (Authorization: Bearer egk_…)"},
-                        status_code=401,
-                        headers={"WWW-Authenticate": 'Bearer realm="engram"'},
-                    )
-                    await response(scope, receive, send_and_note)
-                    return
-                scope.setdefault("state", {})["principal"] = principal
-                bind_context_database(scope["app"].state.graph)
-            try:
-                async with asyncio.timeout(self.settings.request_timeout):
-                    await self.app(scope, receive, send_and_note)
-            except TimeoutError:
-                response = JSONResponse(
-                    {"error": f"request took longer than {self.settings.request_timeout:.0f} s"},
-                    status_code=504,
-                )
-                await response(scope, receive, send_and_note)
+            async with asyncio.timeout(self.settings.request_timeout):
+                await self.app(scope, receive, send_and_note)
+        except TimeoutError:
+            response = JSONResponse(
+                {"error": f"request took longer than {self.settings.request_timeout:.0f} s"},
+                status_code=504,
+            )
+            await response(scope, receive, send_and_note)
+        except UNAVAILABLE as failure:
+            if status["code"] is not None:  # already answering: nothing better can be sent now
+                raise
+            log.warning("Neo4j unavailable: %s", type(failure).__name__)
+            response = JSONResponse(
+                {"error": "the database is unavailable; try again shortly"},
+                status_code=503,
+                headers={"Retry-After": str(RETRY_AFTER_UNAVAILABLE)},
+            )
+            await response(scope, receive, send_and_note)
         finally:
+            principal: Principal | None = scope.get("state", {}).get("principal")
             access_log.info(
                 json.dumps(
                     {
                         "method": scope.get("method"),
                         "path": scope.get("path"),
-                        "status": status["code"],
+                        # No answer sent: Starlette's error handler answers 500 outside us.
+                        "status": status["code"] or 500,
                         "ms": round((time.perf_counter() - started) * 1000, 1),
                         "principal": principal.name if principal else None,
                     }
                 )
             )
+
+
+class Authentication:
+    """Who asks on /graphql: the API key's principal, or 401. Inside the in-flight limit, so a
+    flood of keyed requests waits for a turn before it costs Neo4j a key lookup."""
+
+    def __init__(self, app: ASGIApp, settings: Settings) -> None:
+        self.app = app
+        self.settings = settings
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or not scope["path"].startswith("/graphql"):
+            await self.app(scope, receive, send)
+            return
+        principal = await self._principal(scope)
+        if principal is None:
+            response = JSONResponse(
+                {"error": "an API key is needed (Authorization: Bearer egk_…)"},
+                status_code=401,
+                headers={"WWW-Authenticate": 'Bearer realm="engram"'},
+            )
+            await response(scope, receive, send)
+            return
+        scope.setdefault("state", {})["principal"] = principal
+        bind_context_database(scope["app"].state.graph)
+        await self.app(scope, receive, send)
 
     async def _principal(self, scope: Scope) -> Principal | None:
         if self.settings.dev:
@@ -163,7 +215,8 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        graph = await connect(target)
+        # Retries end well inside the request timeout: Neo4j down is answered 503, not 504.
+        graph = await connect(target, retry_time=settings.request_timeout / 3)
         try:
             await share_driver(graph)
             if migrate_on_start:
@@ -234,7 +287,14 @@ def create_app(
     app = Starlette(
         routes=routes,
         lifespan=lifespan,
-        middleware=[Middleware(EngramMiddleware, settings=settings)],
+        middleware=[
+            Middleware(EngramMiddleware, settings=settings),
+            Middleware(BodyLimit, max_bytes=settings.max_body_bytes),
+            Middleware(
+                InFlightLimit, max_in_flight=settings.max_in_flight, wait=settings.in_flight_wait
+            ),
+            Middleware(Authentication, settings=settings),
+        ],
     )
     app.state.settings = settings
     app.state.target = target
