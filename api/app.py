@@ -9,6 +9,11 @@ pending migrations, and closes the driver at shutdown. `/graphql` needs an API k
 `/readyz` (which says only ready or why not) and Neo4j Browser's static files (which talk to
 Neo4j with Neo4j's own password) are open. While it serves, a background worker fills in the
 claims' meaning vectors from the embedding outbox (`ENGRAM_EMBED_INTERVAL`, 0 = off).
+
+A request passes, outermost first: the timeout and access log (and 503 when Neo4j is
+unavailable), the body cap (413), the in-flight limit on /graphql (503 + Retry-After), the
+API-key check (401), then the route — so nothing reaches Neo4j before it is known to be small,
+admitted and authenticated, and every step counts against `ENGRAM_REQUEST_TIMEOUT`.
 """
 
 from __future__ import annotations
@@ -287,7 +292,7 @@ def create_app(
     app = Starlette(
         routes=routes,
         lifespan=lifespan,
-        middleware=[
+        middleware=[  # outermost first; the order is the point (see the module's docstring)
             Middleware(EngramMiddleware, settings=settings),
             Middleware(BodyLimit, max_bytes=settings.max_body_bytes),
             Middleware(

@@ -95,7 +95,8 @@ class Settings(BaseSettings):
         default=16, ge=1, validation_alias=AliasChoices("ENGRAM_MAX_IN_FLIGHT")
     )
     """GraphQL requests served at once; more wait `in_flight_wait` for a turn, then get 503.
-    Neo4j (and two CPU cores) answer a few heavy reads faster than hundreds fighting at once."""
+    Neo4j (and two CPU cores) answer a few heavy reads faster than hundreds fighting at once;
+    keep it well below the driver's pool of 50 connections, so no request waits for one."""
     in_flight_wait: float = Field(
         default=2.0, ge=0, validation_alias=AliasChoices("ENGRAM_IN_FLIGHT_WAIT")
     )
