@@ -220,8 +220,10 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        # Retries end well inside the request timeout: Neo4j down is answered 503, not 504.
-        graph = await connect(target, retry_time=settings.request_timeout / 3)
+        # Retries end well inside the request timeout, so Neo4j down is answered 503, not 504:
+        # the driver stops retrying after retry_time but may first sleep one more back-off
+        # (doubling from 1 s), so a quarter of the timeout ends by about half of it.
+        graph = await connect(target, retry_time=settings.request_timeout / 4)
         try:
             await share_driver(graph)
             if migrate_on_start:
