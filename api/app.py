@@ -28,6 +28,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from urllib.parse import quote
 
+from cross_web import AsyncHTTPRequestAdapter  # strawberry's HTTP adapters live there
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.requests import Request
@@ -37,13 +38,13 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocket
 from strawberry.asgi import GraphQL
-from strawberry.http import GraphQLHTTPResponse
+from strawberry.http import GraphQLHTTPResponse, GraphQLRequestData
 from strawberry.types import ExecutionResult
 
 from api.context import EngramContext
 from api.errors import neo4j_unavailable
 from api.guards import BodyLimit, InFlightLimit
-from api.payload import PayloadRefused, decode_request_json
+from api.payload import PayloadRefused, check_body_is_an_object, decode_request_json
 from api.schema import build_schema
 from graph.apikeys import DEV, Principal, authenticate
 from graph.db import UNAVAILABLE, Graph, Neo4jTarget, connect
@@ -78,6 +79,13 @@ class EngramGraphQL(GraphQL[EngramContext, None]):
 
     def decode_json(self, data: str | bytes) -> object:
         return decode_request_json(data)
+
+    async def parse_http_body(
+        self, request: AsyncHTTPRequestAdapter
+    ) -> GraphQLRequestData | list[GraphQLRequestData]:
+        if request.method == "POST" and "application/json" in (request.content_type or ""):
+            check_body_is_an_object(await request.get_body())  # read once, cached by Starlette
+        return await super().parse_http_body(request)
 
     async def process_result(
         self, request: Request, result: ExecutionResult

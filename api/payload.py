@@ -44,6 +44,14 @@ class PayloadRefused(Exception):
         )
 
 
+def check_body_is_an_object(body: bytes) -> None:
+    """Refuse a body whose JSON is a string, number or null: strawberry expects an object (or
+    a batch list) and would fail on anything else with an AttributeError, a 500. JSON's first
+    non-blank character tells its type, so this needs no second parse."""
+    if body.lstrip(b" \t\r\n")[:1] not in (b"{", b"["):
+        raise PayloadRefused("the request body must be a JSON object with a `query`")
+
+
 def _not_a_number(name: str) -> NoReturn:
     raise PayloadRefused(f"{name} is not a JSON number")
 

@@ -144,6 +144,17 @@ async def test_deeply_nested_json_is_a_validation_error(
     assert response.json() == refused("the request's JSON nests deeper than 64 levels")
 
 
+@pytest.mark.parametrize("body", [b'"{ spaces { name } }"', b"123", b"null", b"  true"])
+async def test_a_body_that_is_not_a_json_object_is_a_validation_error(
+    client: httpx.AsyncClient, body: bytes
+) -> None:
+    response = await post_raw(client, body)
+    assert (response.status_code, response.json()) == (
+        400,
+        refused("the request body must be a JSON object with a `query`"),
+    )
+
+
 @pytest.mark.parametrize(
     ("body", "surrogate"),
     [
