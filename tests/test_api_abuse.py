@@ -268,7 +268,12 @@ async def test_an_int_variable_out_of_range_shows_graphql_cores_message(
     [
         ("{ spaces { name ", "Syntax Error: Expected Name, found <EOF>."),
         ("{ nope }", "Cannot query field 'nope' on type 'Query'."),
+        (
+            '{ claims(space: "\\uD800") { nodes { key } } }',
+            "Syntax Error: Invalid Unicode escape sequence: '\\uD800'.",
+        ),
     ],
+    ids=["syntax", "unknown-field", "lone-surrogate-escaped-in-graphql"],
 )
 async def test_a_request_graphql_refuses_carries_the_code_validation(
     client: httpx.AsyncClient, query: str, message: str
