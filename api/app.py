@@ -9,6 +9,11 @@ pending migrations, and closes the driver at shutdown. `/graphql` needs an API k
 `/readyz` (which says only ready or why not) and Neo4j Browser's static files (which talk to
 Neo4j with Neo4j's own password) are open. While it serves, a background worker fills in the
 claims' meaning vectors from the embedding outbox (`ENGRAM_EMBED_INTERVAL`, 0 = off).
+
+A request passes, outermost first: the timeout and access log (and 503 when Neo4j is
+unavailable), the body cap (413), the in-flight limit on /graphql (503 + Retry-After), the
+API-key check (401), then the route — so nothing reaches Neo4j before it is known to be small,
+admitted and authenticated, and every step counts against `ENGRAM_REQUEST_TIMEOUT`.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from urllib.parse import quote
 
+from cross_web import AsyncHTTPRequestAdapter  # strawberry's HTTP adapters live there
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.requests import Request
@@ -32,12 +38,17 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocket
 from strawberry.asgi import GraphQL
+from strawberry.http import GraphQLHTTPResponse, GraphQLRequestData
+from strawberry.types import ExecutionResult
 
 from api.context import EngramContext
+from api.errors import neo4j_unavailable
+from api.guards import BodyLimit, InFlightLimit
+from api.payload import PayloadRefused, check_body_is_an_object, decode_request_json
 from api.schema import build_schema
 from graph.actor import Actor
 from graph.apikeys import DEV, authenticate
-from graph.db import Graph, Neo4jTarget, connect
+from graph.db import UNAVAILABLE, Graph, Neo4jTarget, connect
 from graph.embeddings import Embedder, embed_pending
 from graph.errors import SetupError
 from graph.forget import purge_blobs, purge_spaces
@@ -54,9 +65,36 @@ from graph.settings import Settings
 log = logging.getLogger("engram")
 access_log = logging.getLogger("engram.access")
 
+RETRY_AFTER_UNAVAILABLE = 5
+"""Seconds a client is told to wait while Neo4j cannot answer (a restart takes a few)."""
+
 
 class EngramGraphQL(GraphQL[EngramContext, None]):
-    """Strawberry's ASGI view with Engram's context."""
+    """Strawberry's ASGI view with Engram's context, its JSON limits and its 503 for Neo4j down."""
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        except PayloadRefused as refused:
+            await refused.response()(scope, receive, send)
+
+    def decode_json(self, data: str | bytes) -> object:
+        return decode_request_json(data)
+
+    async def parse_http_body(
+        self, request: AsyncHTTPRequestAdapter
+    ) -> GraphQLRequestData | list[GraphQLRequestData]:
+        if request.method == "POST" and "application/json" in (request.content_type or ""):
+            check_body_is_an_object(await request.get_body())  # read once, cached by Starlette
+        return await super().parse_http_body(request)
+
+    async def process_result(
+        self, request: Request, result: ExecutionResult
+    ) -> GraphQLHTTPResponse:
+        # Raised, not answered: EngramMiddleware turns it into 503 with Retry-After.
+        if (failure := neo4j_unavailable(request)) is not None:
+            raise failure
+        return await super().process_result(request, result)
 
     async def get_context(
         self, request: Request | WebSocket, response: Response | WebSocket
@@ -89,7 +127,10 @@ def _presented_key(scope: Scope) -> str | None:
 
 
 class EngramMiddleware:
-    """Authentication, the request timeout and the structured access log for every request."""
+    """The request timeout, 503 while Neo4j is unavailable, and the structured access log.
+
+    It is the outermost layer, so the timeout covers everything inside it — reading the body,
+    waiting for a turn, the API-key lookup — and every answer, refusals included, is logged."""
 
     def __init__(self, app: ASGIApp, settings: Settings) -> None:
         self.app = app
@@ -100,8 +141,7 @@ class EngramMiddleware:
             await self.app(scope, receive, send)
             return
         started = time.perf_counter()
-        status = {"code": 500}
-        principal: Actor | None = None
+        status: dict[str, int | None] = {"code": None}
 
         async def send_and_note(message: Message) -> None:
             if message["type"] == "http.response.start":
@@ -109,39 +149,64 @@ class EngramMiddleware:
             await send(message)
 
         try:
-            if scope["path"].startswith("/graphql"):
-                principal = await self._principal(scope)
-                if principal is None:
-                    response = JSONResponse(
-                        {"error": "an API key is needed (Authorization: Bearer egk_…)"},
-                        status_code=401,
-                        headers={"WWW-Authenticate": 'Bearer realm="engram"'},
-                    )
-                    await response(scope, receive, send_and_note)
-                    return
-                scope.setdefault("state", {})["principal"] = principal
-                bind_context_database(scope["app"].state.graph)
-            try:
-                async with asyncio.timeout(self.settings.request_timeout):
-                    await self.app(scope, receive, send_and_note)
-            except TimeoutError:
-                response = JSONResponse(
-                    {"error": f"request took longer than {self.settings.request_timeout:.0f} s"},
-                    status_code=504,
-                )
-                await response(scope, receive, send_and_note)
+            async with asyncio.timeout(self.settings.request_timeout):
+                await self.app(scope, receive, send_and_note)
+        except TimeoutError:
+            response = JSONResponse(
+                {"error": f"request took longer than {self.settings.request_timeout:.0f} s"},
+                status_code=504,
+            )
+            await response(scope, receive, send_and_note)
+        except UNAVAILABLE as failure:
+            if status["code"] is not None:  # already answering: nothing better can be sent now
+                raise
+            log.warning("Neo4j unavailable: %s", type(failure).__name__)
+            response = JSONResponse(
+                {"error": "the database is unavailable; try again shortly"},
+                status_code=503,
+                headers={"Retry-After": str(RETRY_AFTER_UNAVAILABLE)},
+            )
+            await response(scope, receive, send_and_note)
         finally:
+            principal: Actor | None = scope.get("state", {}).get("principal")
             access_log.info(
                 json.dumps(
                     {
                         "method": scope.get("method"),
                         "path": scope.get("path"),
-                        "status": status["code"],
+                        # No answer sent: Starlette's error handler answers 500 outside us.
+                        "status": status["code"] or 500,
                         "ms": round((time.perf_counter() - started) * 1000, 1),
                         "principal": principal.name if principal else None,
                     }
                 )
             )
+
+
+class Authentication:
+    """Who asks on /graphql: the API key's principal, or 401. Inside the in-flight limit, so a
+    flood of keyed requests waits for a turn before it costs Neo4j a key lookup."""
+
+    def __init__(self, app: ASGIApp, settings: Settings) -> None:
+        self.app = app
+        self.settings = settings
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or not scope["path"].startswith("/graphql"):
+            await self.app(scope, receive, send)
+            return
+        principal = await self._principal(scope)
+        if principal is None:
+            response = JSONResponse(
+                {"error": "an API key is needed (Authorization: Bearer egk_…)"},
+                status_code=401,
+                headers={"WWW-Authenticate": 'Bearer realm="engram"'},
+            )
+            await response(scope, receive, send)
+            return
+        scope.setdefault("state", {})["principal"] = principal
+        bind_context_database(scope["app"].state.graph)
+        await self.app(scope, receive, send)
 
     async def _principal(self, scope: Scope) -> Actor | None:
         if self.settings.dev:
@@ -164,7 +229,10 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        graph = await connect(target)
+        # Retries end well inside the request timeout, so Neo4j down is answered 503, not 504:
+        # the driver stops retrying after retry_time but may first sleep one more back-off
+        # (doubling from 1 s), so a quarter of the timeout ends by about half of it.
+        graph = await connect(target, retry_time=settings.request_timeout / 4)
         try:
             await share_driver(graph)
             if migrate_on_start:
@@ -235,7 +303,14 @@ def create_app(
     app = Starlette(
         routes=routes,
         lifespan=lifespan,
-        middleware=[Middleware(EngramMiddleware, settings=settings)],
+        middleware=[  # outermost first; the order is the point (see the module's docstring)
+            Middleware(EngramMiddleware, settings=settings),
+            Middleware(BodyLimit, max_bytes=settings.max_body_bytes),
+            Middleware(
+                InFlightLimit, max_in_flight=settings.max_in_flight, wait=settings.in_flight_wait
+            ),
+            Middleware(Authentication, settings=settings),
+        ],
     )
     app.state.settings = settings
     app.state.target = target

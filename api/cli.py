@@ -128,13 +128,13 @@ def serve(
     handler.setFormatter(logging.Formatter("%(message)s"))
     engram_log = logging.getLogger("engram")
     engram_log.addHandler(handler)
-    engram_log.setLevel(logging.INFO)
+    engram_log.setLevel(settings.log_level)  # ENGRAM_LOG_LEVEL; WARNING drops access lines
     try:
         uvicorn.run(
             create_app(settings, target, browser_dir=browser_dir),
             host=settings.host,
             port=settings.port,
-            log_level="info",
+            log_level=settings.log_level.lower(),
             access_log=False,
         )
     finally:

@@ -22,7 +22,7 @@ from strawberry.extensions import (
     ValidationCache,
 )
 
-from api.errors import EngramGraphQLError, should_mask, user_error
+from api.errors import EngramGraphQLError, EngramSchema, should_mask, user_error
 from api.extensions import QueryCounter
 from api.inputs import (
     ArtifactInput,
@@ -38,6 +38,7 @@ from api.inputs import (
     SelectorInput,
     command_data,
 )
+from api.scalars import DATETIME
 from api.types import (
     Artifact,
     ArtifactPayload,
@@ -599,7 +600,9 @@ def build_schema(
     ]
     if not dev:
         extensions.append(DisableIntrospection)
-    return strawberry.Schema(query=Query, mutation=Mutation, extensions=extensions)
+    return EngramSchema(
+        query=Query, mutation=Mutation, extensions=extensions, scalar_overrides={datetime: DATETIME}
+    )
 
 
 schema = build_schema(dev=False)

@@ -17,7 +17,15 @@ from dataclasses import dataclass
 from typing import Any, LiteralString, TypeVar
 
 from neo4j import AsyncDriver, AsyncGraphDatabase, AsyncManagedTransaction
-from neo4j.exceptions import AuthError, ClientError, Neo4jError, ServiceUnavailable
+from neo4j.exceptions import (
+    AuthError,
+    ClientError,
+    ConnectionAcquisitionTimeoutError,
+    Neo4jError,
+    ServiceUnavailable,
+    SessionExpired,
+    TransientError,
+)
 
 from graph.errors import SetupError
 from graph.local.server import LocalNeo4j, RunningNeo4j
@@ -27,6 +35,15 @@ T = TypeVar("T")
 
 query_count: ContextVar[list[int] | None] = ContextVar("engram_query_count", default=None)
 """When set to a one-element list, every query run through `Graph` increments it (N+1 checks)."""
+
+UNAVAILABLE: tuple[type[Exception], ...] = (
+    ServiceUnavailable,
+    SessionExpired,
+    ConnectionAcquisitionTimeoutError,
+    TransientError,
+)
+"""Failures that say Neo4j cannot answer now (down, restarting, pool or memory exhausted) rather
+than that the request is wrong: the API answers them with 503 and Retry-After."""
 
 
 @dataclass(frozen=True)
@@ -54,14 +71,19 @@ def resolve_target(settings: Settings, *, start_local: bool = True) -> Neo4jTarg
     return Neo4jTarget(running.uri, running.user, running.password, "neo4j", running)
 
 
-async def connect(target: Neo4jTarget) -> Graph:
-    """An open, verified connection to `target`'s database."""
+async def connect(target: Neo4jTarget, *, retry_time: float = 30.0) -> Graph:
+    """An open, verified connection to `target`'s database.
+
+    Transactions are retried on transient failures for up to `retry_time` seconds; a server
+    keeps it below its request timeout, so a Neo4j that stays down is answered as unavailable
+    (503) rather than outlasted by the timeout (504)."""
     auth = (target.user, target.password) if target.password is not None else None
     driver = AsyncGraphDatabase.driver(
         target.uri,
         auth=auth,
         connection_acquisition_timeout=30.0,
         max_connection_pool_size=50,
+        max_transaction_retry_time=retry_time,
         notifications_min_severity="OFF",
     )
     try:
@@ -138,4 +160,4 @@ def _fetch_all(
     return work
 
 
-__all__ = ["Graph", "Neo4jTarget", "connect", "query_count", "resolve_target", "run"]
+__all__ = ["UNAVAILABLE", "Graph", "Neo4jTarget", "connect", "query_count", "resolve_target", "run"]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
+from typing import Any, Literal
 
 import platformdirs
 from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator
@@ -85,6 +86,25 @@ class Settings(BaseSettings):
     max_depth: int = Field(default=12, ge=2, validation_alias=AliasChoices("ENGRAM_MAX_DEPTH"))
     max_aliases: int = Field(default=20, ge=1, validation_alias=AliasChoices("ENGRAM_MAX_ALIASES"))
     max_tokens: int = Field(default=2000, ge=50, validation_alias=AliasChoices("ENGRAM_MAX_TOKENS"))
+    max_body_bytes: int = Field(
+        default=1_048_576, ge=1024, validation_alias=AliasChoices("ENGRAM_MAX_BODY_BYTES")
+    )
+    """Largest request body accepted (413 beyond it, before anything is parsed); a full
+    `rememberMany` of 1000 claims fits in well under 1 MiB."""
+    max_in_flight: int = Field(
+        default=16, ge=1, validation_alias=AliasChoices("ENGRAM_MAX_IN_FLIGHT")
+    )
+    """GraphQL requests served at once; more wait `in_flight_wait` for a turn, then get 503.
+    Neo4j (and two CPU cores) answer a few heavy reads faster than hundreds fighting at once;
+    keep it well below the driver's pool of 50 connections, so no request waits for one."""
+    in_flight_wait: float = Field(
+        default=2.0, ge=0, validation_alias=AliasChoices("ENGRAM_IN_FLIGHT_WAIT")
+    )
+    """Seconds a request beyond `max_in_flight` waits for a turn before 503 + Retry-After."""
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"] = Field(
+        default="INFO", validation_alias=AliasChoices("ENGRAM_LOG_LEVEL")
+    )
+    """Level of Engram's log (access lines, refused requests, failures) under `engram serve`."""
 
     @field_validator("neo4j_uri")
     @classmethod
@@ -97,6 +117,11 @@ class Settings(BaseSettings):
                 f"NEO4J_URI must start with one of {', '.join(schemes)}; got {value!r}"
             )
         return value
+
+    @field_validator("log_level", mode="before")
+    @classmethod
+    def _log_level_in_any_case(cls, value: Any) -> Any:
+        return value.upper() if isinstance(value, str) else value
 
     @property
     def uses_local_neo4j(self) -> bool:
