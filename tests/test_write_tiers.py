@@ -64,6 +64,22 @@ def _remember(**fields: Any) -> Write:
     )
 
 
+def _link(relation: str, to: str, expect: str | None) -> Write:
+    return Write(
+        f'mutation($input: LinkInput!) {{ link(space: "alice", input: $input) {{ {CLAIM} }} }}',
+        lambda ids: {
+            "input": {
+                "from": {"key": "entity:person:alice"},
+                "type": relation,
+                "to": {"key": to},
+                "privacy": ids["tier"],
+                "evidence": _evidence(ids),
+            }
+        },
+        expect,
+    )
+
+
 def _forget(selector: Callable[[dict[str, str]], dict[str, Any]], expect: str | None) -> Write:
     return Write(
         'mutation($selector: SelectorInput!) { forget(space: "alice", selector: $selector, '
@@ -154,32 +170,8 @@ WRITES: dict[str, Write] = {
         },
         None,
     ),
-    "link to a hidden entity": Write(
-        f'mutation($input: LinkInput!) {{ link(space: "alice", input: $input) {{ {CLAIM} }} }}',
-        lambda ids: {
-            "input": {
-                "from": {"key": "entity:person:alice"},
-                "type": "KNOWS",
-                "to": {"key": "entity:person:carol"},
-                "privacy": ids["tier"],
-                "evidence": _evidence(ids),
-            }
-        },
-        "NOT_FOUND",
-    ),
-    "link two visible entities": Write(
-        f'mutation($input: LinkInput!) {{ link(space: "alice", input: $input) {{ {CLAIM} }} }}',
-        lambda ids: {
-            "input": {
-                "from": {"key": "entity:person:alice"},
-                "type": "FOUNDED",
-                "to": {"key": "entity:org:acme"},
-                "privacy": ids["tier"],
-                "evidence": _evidence(ids),
-            }
-        },
-        None,
-    ),
+    "link to a hidden entity": _link("KNOWS", "entity:person:carol", "NOT_FOUND"),
+    "link two visible entities": _link("FOUNDED", "entity:org:acme", None),
     "supersede a visible fact": _correct(
         "SUPERSEDE", "works", None, validTo="2030-01-01T00:00:00Z"
     ),

@@ -63,6 +63,11 @@ async def _remember(graph: Graph, evidence: str, **fields: Any) -> str:
     return claim.id
 
 
+async def _merge(graph: Graph, duplicate: str, survivor: str) -> str:
+    merge = MergeInput(survivor={"key": survivor}, duplicate={"key": duplicate}, reason="same")
+    return await merge_entities(graph, SPACE, merge, actor=OPERATOR)
+
+
 async def build(graph: Graph, settings: Settings, writer: Privacy, hidden: Privacy | None) -> World:
     """The writer's memory at tier `writer`, plus (when `hidden`) a tier above it that holds a
     key, entities, facts about the writer's entities, an episode, merges (one of the writer's
@@ -149,27 +154,9 @@ async def build(graph: Graph, settings: Settings, writer: Privacy, hidden: Priva
         privacy=hidden,
         idempotency_key="font-1",
     )
-    ids["merge"] = await merge_entities(
-        graph,
-        SPACE,
-        MergeInput(
-            survivor={"key": "entity:person:carol"},
-            duplicate={"key": "entity:person:dave"},
-            reason="same person",
-        ),
-        actor=OPERATOR,
-    )
+    ids["merge"] = await _merge(graph, "entity:person:dave", "entity:person:carol")
     # A merge above the writer's tier of one of its own entities into a hidden one.
-    await merge_entities(
-        graph,
-        SPACE,
-        MergeInput(
-            survivor={"key": "entity:org:bigco"},
-            duplicate={"key": "entity:org:acme"},
-            reason="acquired",
-        ),
-        actor=OPERATOR,
-    )
+    await _merge(graph, "entity:org:acme", "entity:org:bigco")
     ids["hold"] = await set_legal_hold(
         graph,
         SPACE,
