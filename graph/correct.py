@@ -331,8 +331,20 @@ async def _supersede(
         reason=change.reason,
     )
     plan.create(row, state, revises=str(old_row["id"]))
+    same_content = (
+        canonical_json(value) == old_row.get("valueJson")
+        and object_id == old_row.get("objectId")
+        and int(privacy) == int(old_row["privacy"])
+    )
+    if same_content:
+        # Only the validity changed: what showed the fact still shows it for the time it held,
+        # and the correction's evidence says why it holds for less (or more) of it.
+        evidence_plan.copy_support(old_row["id"], row["id"])
+        kind = EvidenceKind.CORRECTED_BY
+    else:
+        kind = EvidenceKind.SUPPORTED_BY
     for resolved_evidence in cited:
-        evidence_plan.link(row, EvidenceKind.SUPPORTED_BY, resolved_evidence)
+        evidence_plan.link(row, kind, resolved_evidence)
     return row
 
 

@@ -107,9 +107,14 @@ WHERE """
     + in_history("ep")
     + """
   AND ep.startedAt >= $from AND ep.startedAt < $to
-RETURN properties(ep) AS episode
-ORDER BY ep.startedAt, ep.id
-LIMIT $limit
+WITH ep ORDER BY ep.startedAt, ep.id LIMIT $limit
+OPTIONAL MATCH (ep)-[:HAS_OBSERVATION]->(o:Observation)
+WHERE """
+    + visible("o")
+    + """
+WITH ep, collect(properties(o)) AS observations
+RETURN properties(ep) AS episode, observations
+ORDER BY episode.startedAt, episode.id
 """
 )
 
@@ -227,7 +232,10 @@ async def timeline(
         raise ValidationFailed("a timeline ends after it starts", field="to")
     params: dict[str, Any] = {**view.params(), "from": start, "to": end, "limit": first}
     claims = [claim_record(r["claim"]) for r in await graph.read(TIMELINE_CLAIMS, **params)]
-    episodes = [episode_record(r["episode"]) for r in await graph.read(TIMELINE_EPISODES, **params)]
+    episodes = [
+        episode_record(r["episode"], r["observations"])
+        for r in await graph.read(TIMELINE_EPISODES, **params)
+    ]
     return Timeline(claims, episodes)
 
 

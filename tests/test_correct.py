@@ -10,6 +10,7 @@ from graph.db import Graph
 from graph.errors import RevisionConflict, ValidationFailed
 from graph.model import Claim, ClaimStatus, EvidenceKind
 from graph.reads import claim_history, claims_by_key, get_claim
+from graph.traverse import explain_relation
 from tests.story import Story, day, new_story
 
 WORKS_AT = "fact:person/alice:WORKS_AT:org/acme"
@@ -67,7 +68,12 @@ async def test_supersede_keeps_the_old_revision_and_links_what_corrected_it(stor
     )
     assert (fixed.revision, fixed.valid_from, fixed.valid_to) == (2, day(0), day(181))
     assert fixed.reason == "she left"
-    assert [link.observation_id for link in fixed.evidence] == [left]
+    assert sorted((link.kind, link.observation_id) for link in fixed.evidence) == sorted(
+        [
+            (EvidenceKind.SUPPORTED_BY, claim.evidence[0].observation_id),
+            (EvidenceKind.CORRECTED_BY, left),
+        ]
+    ), "a correction of validity alone keeps what showed the fact, and cites what corrected it"
     history = await claim_history(story.graph, await story.view(), WORKS_AT)
     assert [(h.revision, h.status, h.valid_to) for h in history] == [
         (1, ClaimStatus.SUPERSEDED, None),
@@ -262,3 +268,38 @@ async def test_widening_a_corrected_interval_replaces_what_else_held_then(story:
     )
     later = await claims_by_key(story.graph, await story.view(as_of=day(20)), "pref:ui:theme")
     assert [c.value["value"] for c in later] == ["dark"], "one value per time slice"
+
+
+async def test_an_explanation_cites_what_supported_the_relation_then_around_a_correction(
+    story: Story,
+) -> None:
+    claim = await alice_works_at_acme(story)
+    before = (await story.view()).known_at
+    left = await story.say("I left Acme at the end of June", at=day(200))
+    await story.correct(
+        claim_id=claim.id,
+        kind="SUPERSEDE",
+        valid_to=day(181),
+        reason="she left",
+        evidence=[{"observation_id": left}],
+    )
+    alice, acme = claim.subject_id, claim.object_id
+    assert alice is not None and acme is not None
+
+    async def cited(**at: object) -> list[tuple[int, list[tuple[str, str | None]]]]:
+        found = await explain_relation(story.graph, await story.view(**at), alice, acme)
+        return [
+            (
+                step.claim.revision if step.claim else 0,
+                sorted((str(e.kind), e.text) for e in step.evidence),
+            )
+            for path in found.paths
+            for step in path
+        ]
+
+    said = ("SUPPORTED_BY", "I work at Acme")
+    assert await cited(as_of=day(100)) == [
+        (2, sorted([said, ("CORRECTED_BY", "I left Acme at the end of June")]))
+    ]
+    assert await cited(as_of=day(100), known_at=before) == [(1, [said])]
+    assert await cited(as_of=day(300)) == []

@@ -19,6 +19,7 @@ from graph.episodes import (
 )
 from graph.errors import Conflict, NotFound, ValidationFailed
 from graph.inputs import parse
+from graph.listing import timeline
 from graph.model import EpisodeKind, EpisodeStatus, ObservationKind, Privacy, Role
 from graph.reads import get_episode
 from graph.visibility import View
@@ -283,6 +284,17 @@ async def test_an_episode_hides_observations_above_the_readers_privacy(story: St
     assert [o.content for o in shown.observations] == ["the weather is nice"]
     shown = await get_episode(story.graph, cleared, story.episode_id)
     assert [o.content for o in shown.observations] == ["the weather is nice", "my diagnosis"]
+
+
+async def test_a_timeline_shows_each_episodes_visible_observations(story: Story) -> None:
+    await _observe(story, "the weather is nice", observed_at=day(1))
+    await _observe(story, "my diagnosis", privacy=Privacy.PRIVATE, observed_at=day(2))
+    await _observe(story, "see you", observed_at=day(3))
+    normal = await View.open(story.graph, story.space, max_privacy=Privacy.NORMAL)
+    shown = await timeline(story.graph, normal, day(-1000), day(10_000))
+    assert [[o.content for o in e.observations] for e in shown.episodes] == [
+        ["the weather is nice", "see you"]
+    ]
 
 
 def test_an_observation_over_the_size_limit_is_refused() -> None:
