@@ -19,6 +19,7 @@ import sys
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from enum import StrEnum
+from importlib import metadata
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
@@ -44,6 +45,24 @@ app = typer.Typer(
 neo4j_app = typer.Typer(help="The local Neo4j (used when NEO4J_URI is not set).")
 spaces_app = typer.Typer(help="Memory spaces.")
 keys_app = typer.Typer(help="API keys: read or write on named spaces up to a privacy tier.")
+
+
+def _version(wanted: bool) -> None:
+    if wanted:
+        sys.stdout.write(f"engram {metadata.version('engramdb')}\n")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    version: Annotated[
+        bool,
+        typer.Option("--version", callback=_version, is_eager=True, help="Print the version."),
+    ] = False,
+) -> None:
+    """Engram: auditable long-term memory for AI agents."""
+
+
 app.add_typer(neo4j_app, name="neo4j")
 app.add_typer(spaces_app, name="spaces")
 app.add_typer(keys_app, name="keys")
@@ -479,14 +498,18 @@ def keys_list() -> None:
     """List keys (ids, names, grants; never secrets)."""
     from graph.apikeys import list_keys
 
-    for key in _with_graph(lambda graph: list_keys()):
+    keys = _with_graph(lambda graph: list_keys())
+    if not keys:
+        err.print("no API keys yet (engram keys create --space S --tier T)", markup=False)
+    for key in keys:
         state = "revoked" if key["revoked"] else "active"
         grants = ", ".join(
             f"{g['space']}:{g['tier']}{':write' if g['write'] else ''}"
             f"{':legal' if g.get('legal') else ''}"
             for g in key["grants"]
         )
-        out.print(f"{key['keyId']}\t{state}\t{key['name']}\t{grants}", markup=False)
+        # Verbatim: rich would read `alice:secret:` as an emoji code and colour the ids.
+        sys.stdout.write(f"{key['keyId']}\t{state}\t{key['name']}\t{grants}\n")
 
 
 @keys_app.command("revoke")

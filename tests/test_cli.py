@@ -146,3 +146,26 @@ def test_neo4j_status_exits_3_when_the_local_server_is_not_running(tmp_path: Pat
     env["ENGRAM_DATA_DIR"] = str(tmp_path)
     done = run_engram(env, "neo4j", "status")
     assert (done.returncode, done.stdout.strip()) == (3, "Neo4j is not running")
+
+
+def test_version_prints_the_package_version() -> None:
+    done = subprocess.run([*ENGRAM, "--version"], capture_output=True, text=True, check=False)
+    assert (done.returncode, done.stdout) == (0, "engram 0.1.0\n")
+
+
+def test_keys_list_prints_grants_verbatim_and_says_when_there_are_none(
+    test_settings: Settings, neo4j_target: Neo4jTarget
+) -> None:
+    env = engram_env(test_settings, neo4j_target)
+    empty = run_engram(env, "keys", "list")
+    assert (empty.returncode, empty.stdout) == (0, "")
+    assert "no API keys yet" in empty.stderr
+    created = run_engram(
+        env, "keys", "create", "--space", "alice", "--tier", "secret", "--write", "--name", "a7"
+    )
+    assert created.returncode == 0, created.stderr
+    listed = run_engram(env, "keys", "list")
+    [line] = listed.stdout.splitlines()
+    key_id, state, name, grants = line.split("\t")
+    assert (state, name, grants) == ("active", "a7", "alice:secret:write")
+    assert created.stdout.startswith(f"egk_{key_id}_")
