@@ -345,6 +345,7 @@ def _plan_item(
         interval=interval,
         subject_name=subject.canonical if subject else None,
         object_name=obj.canonical if obj else None,
+        display_names=(subject.display if subject else None, obj.display if obj else None),
         reason=None if first_revision else f"{policy} policy: remembered again",
     )
     plan.create(row, state, revises=state.latest_current_id(item.privacy))

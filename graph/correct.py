@@ -308,7 +308,7 @@ async def _supersede(
             for piece in pieces_kept(interval_of(other), interval, keep_tail=True):
                 kept = plan.restate(ctx, other, state, piece)
                 evidence_plan.copy_support(other["id"], kept["id"])
-    names = await _names(ctx, old_row, object_id, object_name)
+    names, display_names = await _names(ctx, old_row, object_id, object_name)
     row = claim_row(
         ctx,
         key=old_row["key"],
@@ -328,6 +328,7 @@ async def _supersede(
         interval=interval,
         subject_name=names[0],
         object_name=names[1],
+        display_names=display_names,
         reason=change.reason,
     )
     plan.create(row, state, revises=str(old_row["id"]))
@@ -355,16 +356,24 @@ def _old_value(row: dict[str, Any]) -> Any:
 ENTITY_CANONICALS: LiteralString = """
 UNWIND $ids AS id
 MATCH (e:Entity {id: id})
-RETURN e.id AS id, e.canonical AS canonical
+RETURN e.id AS id, e.canonical AS canonical, coalesce(e.name, e.canonical) AS display
 """
 
 
 async def _names(
     ctx: WriteContext, row: dict[str, Any], object_id: str | None, object_name: str | None
-) -> tuple[str | None, str | None]:
+) -> tuple[tuple[str | None, str | None], tuple[str | None, str | None]]:
+    """The subject's and object's canonical slugs (for the text) and display names (for the
+    caption)."""
     ids = [i for i in (row.get("subjectId"), object_id) if i]
     if not ids:
-        return None, object_name
-    found = {r["id"]: r["canonical"] for r in await run(ctx.tx, ENTITY_CANONICALS, ids=ids)}
+        return (None, object_name), (None, object_name)
+    found = {r["id"]: r for r in await run(ctx.tx, ENTITY_CANONICALS, ids=ids)}
     subject = found.get(row.get("subjectId") or "")
-    return subject, object_name or (found.get(object_id) if object_id else None)
+    obj = found.get(object_id) if object_id else None
+    canonical = (
+        subject["canonical"] if subject else None,
+        object_name or (obj["canonical"] if obj else None),
+    )
+    display = (subject["display"] if subject else None, obj["display"] if obj else object_name)
+    return canonical, display

@@ -36,6 +36,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from graph.actor import Actor
 from graph.audit import AuditLog, check_idempotency_key, find_replays, request_hash
+from graph.captions import ENTITY_KIND_LABELS, refresh_display_names
 from graph.db import Graph, run
 from graph.holds import check_holds
 from graph.selectors import Selection, Selector, SelectorKind, fingerprint, select
@@ -91,8 +92,8 @@ DELETE r
 WITH DISTINCT c
 SET c.erasedAt = coalesce(c.erasedAt, $now), c.key = 'forgotten:' + c.id
 REMOVE c:Unembedded
-REMOVE c.valueJson, c.text, c.name, c.aliases, c.reason, c.predicate, c.subjectId,
-       c.objectId
+REMOVE c.valueJson, c.text, c.caption, c.name, c.aliases, c.reason, c.predicate,
+       c.subjectId, c.objectId
 """
 
 ERASE_OBSERVATIONS: LiteralString = """
@@ -115,15 +116,19 @@ SET a.erasedAt = coalesce(a.erasedAt, $now)
 REMOVE a.content, a.locator, a.sha256
 """
 
-ERASE_ENTITIES: LiteralString = """
+ERASE_ENTITIES: LiteralString = (
+    """
 UNWIND $ids AS id
 MATCH (e:Entity {id: id})
 OPTIONAL MATCH (e)-[r]-()
 DELETE r
 WITH DISTINCT e
 SET e.erasedAt = coalesce(e.erasedAt, $now), e.key = 'forgotten:' + e.id
-REMOVE e.canonical
-"""
+REMOVE e.canonical, e.name
+REMOVE e"""
+    + ENTITY_KIND_LABELS
+    + "\n"
+)
 
 # An entity that claims above the forgetting writer's tier still name (the writer's own claims
 # about it are erased already) is lifted to the lowest such tier instead of being erased: from
@@ -151,6 +156,13 @@ CALL (e) {
   DELETE m
 }
 RETURN e.id AS id, e.privacy AS privacy
+"""
+
+NAMED_ENTITIES: LiteralString = """
+UNWIND $ids AS id
+MATCH (c:Claim {id: id})
+WHERE c.type = 'entity' AND c.subjectId IS NOT NULL
+RETURN DISTINCT c.subjectId AS id
 """
 
 ERASE_EPISODES: LiteralString = """
@@ -461,7 +473,9 @@ async def erase(
             if row["storage"] == "blob" and row["locator"]:
                 erasure.blobs.add(str(row["locator"]).removeprefix("blob:"))
     claims = sorted(selection.claims)
+    named: set[str] = set()
     if claims:
+        named = {row["id"] for row in await run(ctx.tx, NAMED_ENTITIES, ids=claims)}
         await run(ctx.tx, ERASE_CLAIMS, ids=claims, now=ctx.now)
     if selection.observations:
         await run(ctx.tx, ERASE_OBSERVATIONS, ids=sorted(selection.observations), now=ctx.now)
@@ -496,6 +510,9 @@ async def erase(
             actor=ctx.actor,
         )
         erasure.made_inactive = [row["id"] for row in rows]
+        named |= {row["id"] for row in await run(ctx.tx, NAMED_ENTITIES, ids=erasure.made_inactive)}
+    # Display names follow the entity claims this erasure took away or retracted.
+    await refresh_display_names(ctx, named)
     return erasure
 
 
@@ -525,7 +542,7 @@ CALL (old) {
   WITH old WHERE old.objectId IS NOT NULL
   MATCH (:Entity {id: old.subjectId})-[relation]->(:Entity {id: old.objectId})
   WHERE relation.claimId = old.id AND relation.supersededAt IS NULL
-  SET relation.supersededAt = $now
+  SET relation.supersededAt = $now, relation.current = false
 }
 CREATE (new:Claim)
 SET new = old {.*, id: randomUUID(), revision: revision, status: 'retracted', reason: $reason,

@@ -56,6 +56,16 @@ WHERE t.privacy < c.privacy
 RETURN elementId(e) AS id
 """
 
+ERASED_WITH_DISPLAY_COPIES: LiteralString = """
+MATCH (e:Entity)
+WHERE e.erasedAt IS NOT NULL AND (e.name IS NOT NULL OR size(labels(e)) > 1)
+RETURN e.id AS id
+UNION
+MATCH (c:Claim)
+WHERE c.erasedAt IS NOT NULL AND c.caption IS NOT NULL
+RETURN c.id AS id
+"""
+
 MEANINGS_WITHOUT_THEIR_CLAIM: LiteralString = """
 MATCH (m:Meaning)
 WHERE NOT EXISTS {
@@ -82,6 +92,7 @@ RULES: dict[str, LiteralString] = {
     "evidence is at least as private as the claims it is linked to": (
         EVIDENCE_LESS_PRIVATE_THAN_ITS_CLAIM
     ),
+    "an erased entity or claim keeps no name, kind label or caption": (ERASED_WITH_DISPLAY_COPIES),
     "a meaning vector belongs to one unerased claim with text": MEANINGS_WITHOUT_THEIR_CLAIM,
     "an erased claim has no meaning vector and waits for none": ERASED_CLAIMS_WITH_MEANING,
 }

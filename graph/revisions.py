@@ -14,6 +14,7 @@ from typing import Any, LiteralString
 from neo4j import AsyncManagedTransaction
 
 from graph import memory_types as mt
+from graph.captions import caption, kind_label, refresh_display_names
 from graph.db import run
 from graph.errors import Forgotten
 from graph.model import Claim, ClaimStatus, MemoryType, Privacy
@@ -55,10 +56,12 @@ RETURN properties(c) AS claim, collect(CASE WHEN t IS NULL THEN NULL ELSE """
 """
 )
 
+# The kind label comes from captions.kind_label's allow-list.
 CREATE_ENTITIES: LiteralString = """
 UNWIND $entities AS entity
 CREATE (e:Entity)
-SET e = entity, e.recordedAt = $now
+SET e = entity.props, e.recordedAt = $now, e.name = entity.props.canonical
+SET e:$(entity.label)
 """
 
 SUPERSEDE_CLAIMS: LiteralString = """
@@ -69,7 +72,7 @@ WITH c
 WHERE c.objectId IS NOT NULL
 MATCH (:Entity {id: c.subjectId})-[r]->(:Entity {id: c.objectId})
 WHERE r.claimId = c.id AND r.supersededAt IS NULL
-SET r.supersededAt = $now
+SET r.supersededAt = $now, r.current = false
 """
 
 CREATE_CLAIMS: LiteralString = """
@@ -192,8 +195,10 @@ def claim_row(
     object_name: str | None,
     reason: str | None,
     status: ClaimStatus = ClaimStatus.ACTIVE,
+    display_names: tuple[str | None, str | None] = (None, None),
 ) -> dict[str, Any]:
-    """The property map of a new claim row."""
+    """The property map of a new claim row: its text (for search) names entities by their
+    canonical slugs, its caption (for people) by their display names."""
     row: dict[str, Any] = {
         "id": new_id(),
         "spaceId": ctx.space_id,
@@ -221,12 +226,18 @@ def claim_row(
         also = f" (also: {', '.join(aliases)})" if aliases else ""
         attrs = mt.summarize((value or {}).get("attrs"))
         summary = f"{name}{also}" + (f"; {attrs}" if attrs else "")
+        shown = summary
     elif memory_type is MemoryType.FACT:
         rendered = object_name if object_name is not None else mt.summarize(value)
         summary = f"{subject_name} {content['predicate']} {rendered}"
+        subject_shown = display_names[0] or subject_name
+        object_shown = display_names[1] or rendered
+        shown = f"{subject_shown} {content['predicate']} {object_shown}"
     else:
         summary = mt.summarize(value)
+        shown = f"{key.split(':', 1)[1]}: {summary}"
     row["text"] = mt.retrieval_text(memory_type, key, summary)
+    row["caption"] = caption(memory_type, shown)
     return row
 
 
@@ -249,12 +260,15 @@ class WritePlan:
             state.entity_id = new_id()
             self.entities.append(
                 {
-                    "id": state.entity_id,
-                    "spaceId": ctx.space_id,
-                    "key": key,
-                    "kind": kind,
-                    "canonical": canonical,
-                    "privacy": int(privacy),
+                    "props": {
+                        "id": state.entity_id,
+                        "spaceId": ctx.space_id,
+                        "key": key,
+                        "kind": kind,
+                        "canonical": canonical,
+                        "privacy": int(privacy),
+                    },
+                    "label": kind_label(kind),
                 }
             )
         return state.entity_id
@@ -271,6 +285,7 @@ class WritePlan:
         for relation in self.relations:
             if relation["props"]["claimId"] == old["id"]:
                 relation["props"]["supersededAt"] = ctx.now
+                relation["props"]["current"] = False
 
     def create(self, row: dict[str, Any], state: KeyState, *, revises: str | None) -> None:
         self.rows.append(row)
@@ -293,6 +308,7 @@ class WritePlan:
                         "confidence": row["confidence"],
                         "validFrom": row.get("validFrom"),
                         "validTo": row.get("validTo"),
+                        "current": row.get("supersededAt") is None,
                     },
                 }
             )
@@ -341,6 +357,9 @@ class WritePlan:
             await run(ctx.tx, CREATE_REVISES, links=self.revises, now=ctx.now)
         if self.relations:
             await run(ctx.tx, CREATE_RELATIONS, relations=self.relations, now=ctx.now)
+        await refresh_display_names(
+            ctx, {row["subjectId"] for row in self.rows if row["type"] == MemoryType.ENTITY.value}
+        )
 
 
 def interval_of(row: dict[str, Any]) -> Interval:

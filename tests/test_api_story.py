@@ -154,8 +154,11 @@ async def test_explain_alice_to_bob_in_2022_walks_through_acme_with_evidence(
         "status": "ACTIVE",
     }
     assert first["relation"]["validTo"] == "2023-06-30T00:00:00+00:00"
-    assert [(e["kind"], e["text"]) for e in first["evidence"]] == [
-        ("SUPPORTED_BY", "alice left Acme at the end of June 2023")
+    # The correction only ended the relation: what showed it still shows it for the time it
+    # held, and the correction is cited as what corrected it.
+    assert sorted((e["kind"], e["text"]) for e in first["evidence"]) == [
+        ("CORRECTED_BY", "alice left Acme at the end of June 2023"),
+        ("SUPPORTED_BY", "alice WORKS_AT acme"),
     ]
     assert (second["direction"], second["from"]["name"], second["to"]["name"]) == (
         "IN",
