@@ -32,7 +32,7 @@ async def test_a_backup_is_a_checksummed_archive_with_a_manifest(
         members = sorted(archive.namelist())
         manifest = json.loads(archive.read("manifest.json"))
     assert members == ["manifest.json", "nodes.jsonl", "relationships.jsonl", "tombstones.jsonl"]
-    assert manifest["format"] == "engram-backup/1"
+    assert manifest["format"] == "engram-backup/2"
     assert manifest["counts"]["nodes"] == report.nodes > 50
     assert sorted(manifest["sha256"]) == ["nodes.jsonl", "relationships.jsonl", "tombstones.jsonl"]
     assert manifest["migrations"][0]["name"] == "V0001__constraints"
