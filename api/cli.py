@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import signal
 import sys
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
@@ -31,7 +32,7 @@ from graph.local.server import LocalNeo4j
 from graph.migrate import Migration
 from graph.migrate import migrate as apply_migrations
 from graph.neomodel_bridge import release_driver, share_driver
-from graph.settings import get_settings
+from graph.settings import Settings, get_settings
 
 T = TypeVar("T")
 
@@ -85,11 +86,10 @@ def serve(
         bool, typer.Option(help="Leave a local Neo4j this command started running at exit.")
     ] = False,
 ) -> None:
-    """Start Neo4j if needed, migrate, and serve /graphql, /browser, /healthz, /readyz."""
-    import uvicorn
+    """Start Neo4j if needed, migrate, and serve /graphql, /browser, /healthz, /readyz.
 
-    from api.app import browser_url, create_app
-
+    Stopped by SIGTERM or SIGINT, it stops the local Neo4j it started (unless --keep-neo4j).
+    """
     settings = get_settings()
     overrides = {
         key: value
@@ -98,11 +98,55 @@ def serve(
     }
     settings = settings.model_copy(update=overrides)
     target = resolve_target(settings)
+    started_here = target.local is not None and target.local.started_here
+    local = LocalNeo4j(settings)
+    try:
+        with _stopped_by_signals():
+            _serve(settings, target, local)
+    finally:
+        if started_here and not keep_neo4j:
+            # A second Ctrl-C must not cut the clean shutdown of the store short.
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+            signal.signal(signal.SIGTERM, signal.SIG_IGN)
+            local.stop()
+            out.print("Neo4j stopped (it was started by this command; --keep-neo4j keeps it)")
+
+
+class _Stopped(Exception):
+    """SIGTERM or SIGINT asked `engram serve` to stop."""
+
+
+@contextmanager
+def _stopped_by_signals() -> Iterator[None]:
+    """Turn SIGTERM and SIGINT into `_Stopped`, so the caller's clean-up runs.
+
+    uvicorn captures both while it serves, shuts down gracefully, then raises the captured signal
+    again: with the default SIGTERM disposition that would end the process before the local
+    Neo4j is stopped.
+    """
+
+    def stop(signum: int, frame: object) -> None:
+        raise _Stopped(signal.Signals(signum).name)
+
+    previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        yield
+    except _Stopped:
+        pass
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def _serve(settings: Settings, target: Neo4jTarget, local: LocalNeo4j) -> None:
+    import uvicorn
+
+    from api.app import browser_url, create_app
+
     # Connect and migrate before uvicorn starts, so a bad NEO4J_* setting or a refused migration
     # ends here with one clear message (inside the lifespan it would be uvicorn's traceback).
     for migration in asyncio.run(_connect_and_migrate(target)):
         out.print(f"applied {migration.name}")
-    local = LocalNeo4j(settings)
     browser_dir = local.browser_dir() if settings.browser else None
     base = f"http://{settings.host}:{settings.port}"
     if target.local is not None:
@@ -128,17 +172,13 @@ def serve(
     engram_log = logging.getLogger("engram")
     engram_log.addHandler(handler)
     engram_log.setLevel(logging.INFO)
-    try:
-        uvicorn.run(
-            create_app(settings, target, browser_dir=browser_dir),
-            host=settings.host,
-            port=settings.port,
-            log_level="info",
-            access_log=False,
-        )
-    finally:
-        if target.local is not None and target.local.started_here and not keep_neo4j:
-            local.stop()
+    uvicorn.run(
+        create_app(settings, target, browser_dir=browser_dir),
+        host=settings.host,
+        port=settings.port,
+        log_level="info",
+        access_log=False,
+    )
 
 
 @app.command()
