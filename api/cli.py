@@ -334,9 +334,13 @@ def restore_command(
     ] = True,
     keep_running: Annotated[bool, typer.Option(help="Leave the restored Neo4j running.")] = False,
 ) -> None:
-    """Restore FILE into an isolated new Neo4j under --into, replay tombstones, verify."""
-    from graph.backup import restore
+    """Restore FILE into an isolated new Neo4j under --into, replay tombstones, verify.
 
+    A damaged archive is refused before anything is started or created.
+    """
+    from graph.restore import check_archive, restore
+
+    check_archive(file)
     settings = get_settings()
     if into.exists() and any(into.iterdir()):
         raise SetupError(f"{into} is not empty; restore into a new or empty directory")

@@ -180,6 +180,21 @@ class RestoreReport:
     checks: dict[str, Any] = field(default_factory=dict)
 
 
+def check_archive(path: Path) -> dict[str, Any]:
+    """The manifest of an archive this Engram can restore; `SetupError` (one line) when the
+    archive is damaged or was made under migrations this Engram does not ship. Run it before
+    anything is started for a restore."""
+    manifest = read_manifest(path)
+    ours = {m.version: m.checksum for m in load_migrations()}
+    for migration in manifest["migrations"]:
+        if ours.get(migration["version"]) != migration["checksum"]:
+            raise SetupError(
+                f"the backup was made with migration {migration['name']} that this Engram "
+                "does not ship (or ships changed); restore it with a matching Engram"
+            )
+    return manifest
+
+
 async def restore(
     target: Graph,
     path: Path,
@@ -190,14 +205,7 @@ async def restore(
 ) -> RestoreReport:
     """Restore `path` into the empty `target`, replay tombstones, verify; returns the report."""
     started = time.perf_counter()
-    manifest = read_manifest(path)
-    ours = {m.version: m.checksum for m in load_migrations()}
-    for migration in manifest["migrations"]:
-        if ours.get(migration["version"]) != migration["checksum"]:
-            raise SetupError(
-                f"the backup was made with migration {migration['name']} that this Engram "
-                "does not ship (or ships changed); restore it with a matching Engram"
-            )
+    manifest = check_archive(path)
     await migrate(target)
     if not (await target.read(IS_EMPTY))[0]["empty"]:
         raise SetupError("the restore target is not empty; restore into an empty database")
