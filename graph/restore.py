@@ -27,7 +27,7 @@ from neo4j import AsyncManagedTransaction
 from graph.archive import Progress, decode, read_manifest
 from graph.db import Graph, run
 from graph.errors import SetupError
-from graph.forget import Erasure, erase, purge_blobs, purge_spaces
+from graph.forget import CASCADE, CASCADE_REASON, Erasure, erase, purge_blobs, purge_spaces
 from graph.integrity import violations
 from graph.migrate import load as load_migrations
 from graph.migrate import migrate
@@ -120,6 +120,16 @@ SET t.pendingBlobs = coalesce(t.pendingBlobs, []) + $blobs, t:PendingBlobs
 MARK_SPACE_PURGE: LiteralString = """
 MATCH (t:Tombstone {id: $id})
 SET t.pendingSpacePurge = true, t:PendingSpacePurge
+"""
+
+# A backup holds rows as they were at its watermark, but what a later forget erased stays erased,
+# evidence links included; a claim that lost its only evidence that way is retracted here, as the
+# forget's own cascade did in the live graph after the watermark.
+ORPHANED_CLAIMS: LiteralString = """
+MATCH (c:Claim)
+WHERE c.supersededAt IS NULL AND c.erasedAt IS NULL AND c.status IN ['active', 'disputed']
+  AND NOT EXISTS { MATCH (c)-[:SUPPORTED_BY]->(t) WHERE t.erasedAt IS NULL }
+RETURN c.spaceId AS spaceId, collect(c.id) AS ids
 """
 
 SPACE_BY_ID: LiteralString = """
@@ -239,6 +249,7 @@ async def restore(
     await target.write(SET_CLOCK, now=watermark)
     replayed = await replay_ledger(target, ledger) if ledger is not None else 0
     replayed += await replay_ledger(target, target)
+    await retract_orphans(target)
     await purge_blobs(target, blob_root)
     await purge_spaces(target)
     checks = await verify(target, manifest, nodes, relationships)
@@ -312,6 +323,29 @@ async def replay_ledger(target: Graph, ledger: Graph) -> int:
         known.add(tombstone["id"])
         applied += 1
     return applied
+
+
+async def retract_orphans(target: Graph) -> int:
+    """Give every active claim left without unerased evidence a retracted revision (the
+    forget cascade); returns how many."""
+    retracted = 0
+    for row in await target.read(ORPHANED_CLAIMS):
+
+        async def work(tx: AsyncManagedTransaction, row: dict[str, Any] = row) -> int:
+            now = to_native((await run(tx, TICK_NOW))[0]["now"])
+            done = await run(
+                tx,
+                CASCADE,
+                ids=row["ids"],
+                spaceId=row["spaceId"],
+                now=now,
+                reason=CASCADE_REASON,
+                actor="restore",
+            )
+            return len(done)
+
+        retracted += await target.write_tx(work)
+    return retracted
 
 
 async def _apply(target: Graph, tombstone: dict[str, Any], *, insert: bool) -> None:

@@ -150,3 +150,37 @@ async def test_writes_during_a_backup_succeed_without_waiting_for_it(
         if to_native(row["recordedAt"]) <= report.watermark
     }
     assert {row["id"]: row["s"] for row in await restored.read(CLAIM_ROWS)} == expected
+
+
+async def test_a_claim_whose_evidence_is_forgotten_after_the_watermark_is_retracted_on_restore(
+    graph: Graph, restored: Graph, tmp_path: Path
+) -> None:
+    people = await people_story(graph)
+    watermark = await clock(graph)
+    claim = people.claims["carol-globex"]
+    [evidence] = await graph.read(
+        "MATCH (:Claim {id: $id})-[:SUPPORTED_BY]->(o:Observation) RETURN o.id AS id", id=claim.id
+    )
+    # Forgetting the message erases the evidence link too; the claim, left with none, gets a
+    # retracted revision recorded after the watermark.
+    await forget(
+        graph,
+        "alice",
+        ForgetInput(
+            selector=Selector(kind=SelectorKind.OBSERVATION, id=evidence["id"]), reason="asked"
+        ),
+        actor="t",
+        blob_root=tmp_path,
+    )
+    await backup(graph, tmp_path / "b.zip", blob_root=tmp_path, as_known_at=watermark)
+    report = await restore(restored, tmp_path / "b.zip", blob_root=tmp_path / "r", ledger=None)
+    assert report.checks["invariants"] == "hold"
+    rows = await restored.read(
+        "MATCH (c:Claim {key: $key}) RETURN c.revision AS revision, c.status AS status, "
+        "c.supersededAt IS NULL AS current ORDER BY revision",
+        key=claim.key,
+    )
+    assert rows == [
+        {"revision": 1, "status": "active", "current": False},
+        {"revision": 2, "status": "retracted", "current": True},
+    ]
