@@ -26,6 +26,7 @@ from typing import Annotated, Any, TypeVar
 import typer
 from rich.console import Console
 
+from api._stopping import stopped_by_signals
 from graph.db import Graph, Neo4jTarget, connect, resolve_target
 from graph.errors import EngramError, SetupError
 from graph.local.server import LocalNeo4j
@@ -101,7 +102,7 @@ def serve(
     started_here = target.local is not None and target.local.started_here
     local = LocalNeo4j(settings)
     try:
-        with _stopped_by_signals():
+        with stopped_by_signals():
             _serve(settings, target, local)
     finally:
         if started_here and not keep_neo4j:
@@ -110,32 +111,6 @@ def serve(
             signal.signal(signal.SIGTERM, signal.SIG_IGN)
             local.stop()
             out.print("Neo4j stopped (it was started by this command; --keep-neo4j keeps it)")
-
-
-class _Stopped(Exception):
-    """SIGTERM or SIGINT asked `engram serve` to stop."""
-
-
-@contextmanager
-def _stopped_by_signals() -> Iterator[None]:
-    """Turn SIGTERM and SIGINT into `_Stopped`, so the caller's clean-up runs.
-
-    uvicorn captures both while it serves, shuts down gracefully, then raises the captured signal
-    again: with the default SIGTERM disposition that would end the process before the local
-    Neo4j is stopped.
-    """
-
-    def stop(signum: int, frame: object) -> None:
-        raise _Stopped(signal.Signals(signum).name)
-
-    previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGTERM, signal.SIGINT)}
-    try:
-        yield
-    except _Stopped:
-        pass
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
 
 
 def _serve(settings: Settings, target: Neo4jTarget, local: LocalNeo4j) -> None:

@@ -29,8 +29,9 @@ from neo4j import AsyncManagedTransaction
 from graph.archive import FORMAT, Progress, encode, read_manifest
 from graph.clock import READ_CLOCK
 from graph.db import Graph, run
+from graph.ledger import replay_ledger
 from graph.migrate import load as load_migrations
-from graph.restore import RestoreReport, replay_ledger, restore
+from graph.restore import RestoreReport, restore
 from graph.timeutil import to_native, utc_now
 from graph.watermark import RECORDED_BY_WATERMARK, node_at, relationship_at
 

@@ -22,18 +22,14 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, LiteralString
 
-from neo4j import AsyncManagedTransaction
-
 from graph.archive import Progress, decode, read_manifest
-from graph.db import Graph, run
+from graph.db import Graph
 from graph.errors import SetupError
-from graph.forget import CASCADE, CASCADE_REASON, Erasure, erase, purge_blobs, purge_spaces
+from graph.forget import purge_blobs, purge_spaces
 from graph.integrity import violations
+from graph.ledger import replay_ledger, retract_orphans
 from graph.migrate import load as load_migrations
 from graph.migrate import migrate
-from graph.selectors import Selection
-from graph.timeutil import to_native
-from graph.writing import TICK_NOW, WriteContext
 
 BATCH = 2000
 LEDGER_IN_NODES = "engram-backup/1"
@@ -81,60 +77,6 @@ DROP_RESTORE_INDEX: LiteralString = "DROP INDEX engram_restoring IF EXISTS"
 SET_CLOCK: LiteralString = """
 MERGE (c:Clock {name: 'recorded'})
 SET c.now = CASE WHEN c.now IS NULL OR c.now < $now THEN $now ELSE c.now END
-"""
-
-LEDGER: LiteralString = """
-MATCH (t:Tombstone)
-RETURN properties(t) AS tombstone
-ORDER BY t.watermark, t.id
-"""
-
-KNOWN_TOMBSTONES: LiteralString = """
-MATCH (t:Tombstone)
-RETURN t.id AS id
-"""
-
-INSERT_TOMBSTONE: LiteralString = """
-CREATE (t:Tombstone)
-SET t = $props
-FOREACH (_ IN CASE WHEN t.pendingBlobs IS NULL THEN [] ELSE [1] END | SET t:PendingBlobs)
-"""
-
-IDS_BY_LABEL: LiteralString = """
-UNWIND $ids AS id
-CALL (id) {
-  MATCH (c:Claim {id: id}) RETURN 'claims' AS kind
-  UNION MATCH (o:Observation {id: id}) RETURN 'observations' AS kind
-  UNION MATCH (e:Episode {id: id}) RETURN 'episodes' AS kind
-  UNION MATCH (a:Artifact {id: id}) RETURN 'artifacts' AS kind
-  UNION MATCH (e:Entity {id: id}) RETURN 'entities' AS kind
-}
-RETURN id, kind
-"""
-
-ADD_PENDING_BLOBS: LiteralString = """
-MATCH (t:Tombstone {id: $id})
-SET t.pendingBlobs = coalesce(t.pendingBlobs, []) + $blobs, t:PendingBlobs
-"""
-
-MARK_SPACE_PURGE: LiteralString = """
-MATCH (t:Tombstone {id: $id})
-SET t.pendingSpacePurge = true, t:PendingSpacePurge
-"""
-
-# A backup holds rows as they were at its watermark, but what a later forget erased stays erased,
-# evidence links included; a claim that lost its only evidence that way is retracted here, as the
-# forget's own cascade did in the live graph after the watermark.
-ORPHANED_CLAIMS: LiteralString = """
-MATCH (c:Claim)
-WHERE c.supersededAt IS NULL AND c.erasedAt IS NULL AND c.status IN ['active', 'disputed']
-  AND NOT EXISTS { MATCH (c)-[:SUPPORTED_BY]->(t) WHERE t.erasedAt IS NULL }
-RETURN c.spaceId AS spaceId, collect(c.id) AS ids
-"""
-
-SPACE_BY_ID: LiteralString = """
-MATCH (s:Space {id: $id})
-RETURN s.name AS name, s.erasedAt IS NOT NULL AS erased
 """
 
 UNERASED_TOMBSTONED: LiteralString = """
@@ -309,69 +251,6 @@ async def _load(
     if progress is not None:
         progress(member, loaded, total)
     return loaded
-
-
-async def replay_ledger(target: Graph, ledger: Graph) -> int:
-    """Apply every tombstone of `ledger` that `target` has not applied yet; returns how many."""
-    known = {row["id"] for row in await target.read(KNOWN_TOMBSTONES)}
-    applied = 0
-    for row in await ledger.read(LEDGER):
-        tombstone = row["tombstone"]
-        if tombstone["id"] in known and ledger is not target:
-            continue
-        await _apply(target, tombstone, insert=tombstone["id"] not in known)
-        known.add(tombstone["id"])
-        applied += 1
-    return applied
-
-
-async def retract_orphans(target: Graph) -> int:
-    """Give every active claim left without unerased evidence a retracted revision (the
-    forget cascade); returns how many."""
-    retracted = 0
-    for row in await target.read(ORPHANED_CLAIMS):
-
-        async def work(tx: AsyncManagedTransaction, row: dict[str, Any] = row) -> int:
-            now = to_native((await run(tx, TICK_NOW))[0]["now"])
-            done = await run(
-                tx,
-                CASCADE,
-                ids=row["ids"],
-                spaceId=row["spaceId"],
-                now=now,
-                reason=CASCADE_REASON,
-                actor="restore",
-            )
-            return len(done)
-
-        retracted += await target.write_tx(work)
-    return retracted
-
-
-async def _apply(target: Graph, tombstone: dict[str, Any], *, insert: bool) -> None:
-    async def work(tx: AsyncManagedTransaction) -> None:
-        now = to_native((await run(tx, TICK_NOW))[0]["now"])
-        space = await run(tx, SPACE_BY_ID, id=tombstone["spaceId"])
-        erasure = Erasure()
-        if space:
-            ctx = WriteContext(tx, now, tombstone["spaceId"], space[0]["name"], "restore")
-            selection = Selection(whole_space=tombstone["selectorKind"] == "SPACE")
-            if selection.whole_space and space[0]["erased"]:
-                selection = Selection()
-            else:
-                for found in await run(tx, IDS_BY_LABEL, ids=tombstone.get("erasedIds") or []):
-                    getattr(selection, found["kind"]).add(found["id"])
-            erasure = await erase(ctx, selection)
-        if insert:
-            await run(tx, INSERT_TOMBSTONE, props=dict(tombstone))
-        if space and erasure.blobs:
-            # The archive brought these files back; the purge after the replay deletes them.
-            await run(tx, ADD_PENDING_BLOBS, id=tombstone["id"], blobs=sorted(erasure.blobs))
-        if tombstone["selectorKind"] == "SPACE":
-            # Whatever of the space the archive still holds is purged after the replay.
-            await run(tx, MARK_SPACE_PURGE, id=tombstone["id"])
-
-    await target.write_tx(work)
 
 
 async def verify(
