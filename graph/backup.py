@@ -64,13 +64,16 @@ RETURN elementId(n) AS key, labels(n) AS labels, properties(n) AS props,
 """
 )
 
-# Tombstones have no relationships; an audit event's time is `at`, every other row's
-# `recordedAt` (a relationship whose end is left out is left out with it).
+# A relationship recorded by the watermark joins nodes recorded by then (they existed when it was
+# made); one without a recorded time (a space's audit trail) goes when either end is left out: an
+# audit event's time is `at`, every other row's `recordedAt`. Tombstones have no relationships.
 RELATIONSHIPS_KNOWN_BY_WATERMARK: LiteralString = """
 MATCH (a)-[r]->(b)
-WHERE NOT r:MEANS AND (r.recordedAt IS NULL OR r.recordedAt <= $watermark)
-  AND coalesce(a.recordedAt, a.at, $watermark) <= $watermark
-  AND coalesce(b.recordedAt, b.at, $watermark) <= $watermark
+WHERE NOT r:MEANS AND CASE
+    WHEN r.recordedAt IS NOT NULL THEN r.recordedAt <= $watermark
+    ELSE coalesce(a.recordedAt, a.at, $watermark) <= $watermark
+      AND coalesce(b.recordedAt, b.at, $watermark) <= $watermark
+  END
 RETURN elementId(a) AS start, elementId(b) AS end, type(r) AS type, properties(r) AS props
 """
 
