@@ -5,7 +5,10 @@ A backup reads what was known at its watermark in one lock-free read transaction
 recorded-time clock and every write waited for the whole backup). In each round one writer
 remembers claims one transaction at a time, first with nothing else running (idle), then while a
 backup of the whole database runs; the table gives each round's p50/p95/max and the medians over
-rounds, with the ratio of p95 during a backup to idle p95 paired within a round.
+rounds, with the ratio of p95 during a backup to idle p95 paired within a round. The backup runs
+in the writer's own process and event loop, so its JSON and zip work competes with the writer
+for one Python thread: `engram backup` beside `engram serve` is two processes, so this is the
+harder case.
 
     python -m bench.backup_writes [--claims 100000] [--rounds 3] [--idle-writes 200]
 
