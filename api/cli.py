@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import signal
 import sys
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
@@ -26,6 +27,7 @@ from typing import Annotated, Any, TypeVar
 import typer
 from rich.console import Console
 
+from api._stopping import stopped_by_signals
 from graph.actor import Actor
 from graph.db import Graph, Neo4jTarget, connect, resolve_target
 from graph.errors import EngramError, SetupError
@@ -33,7 +35,7 @@ from graph.local.server import LocalNeo4j
 from graph.migrate import Migration
 from graph.migrate import migrate as apply_migrations
 from graph.neomodel_bridge import release_driver, share_driver
-from graph.settings import get_settings
+from graph.settings import Settings, get_settings
 
 T = TypeVar("T")
 
@@ -105,11 +107,10 @@ def serve(
         bool, typer.Option(help="Leave a local Neo4j this command started running at exit.")
     ] = False,
 ) -> None:
-    """Start Neo4j if needed, migrate, and serve /graphql, /browser, /healthz, /readyz."""
-    import uvicorn
+    """Start Neo4j if needed, migrate, and serve /graphql, /browser, /healthz, /readyz.
 
-    from api.app import browser_url, create_app
-
+    Stopped by SIGTERM or SIGINT, it stops the local Neo4j it started (unless --keep-neo4j).
+    """
     settings = get_settings()
     overrides = {
         key: value
@@ -118,11 +119,29 @@ def serve(
     }
     settings = settings.model_copy(update=overrides)
     target = resolve_target(settings)
+    started_here = target.local is not None and target.local.started_here
+    local = LocalNeo4j(settings)
+    try:
+        with stopped_by_signals():
+            _serve(settings, target, local)
+    finally:
+        if started_here and not keep_neo4j:
+            # A second Ctrl-C must not cut the clean shutdown of the store short.
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+            signal.signal(signal.SIGTERM, signal.SIG_IGN)
+            local.stop()
+            out.print("Neo4j stopped (it was started by this command; --keep-neo4j keeps it)")
+
+
+def _serve(settings: Settings, target: Neo4jTarget, local: LocalNeo4j) -> None:
+    import uvicorn
+
+    from api.app import browser_url, create_app
+
     # Connect and migrate before uvicorn starts, so a bad NEO4J_* setting or a refused migration
     # ends here with one clear message (inside the lifespan it would be uvicorn's traceback).
     for migration in asyncio.run(_connect_and_migrate(target)):
         out.print(f"applied {migration.name}")
-    local = LocalNeo4j(settings)
     browser_dir = local.browser_dir() if settings.browser else None
     base = f"http://{settings.host}:{settings.port}"
     if target.local is not None:
@@ -148,17 +167,13 @@ def serve(
     engram_log = logging.getLogger("engram")
     engram_log.addHandler(handler)
     engram_log.setLevel(settings.log_level)  # ENGRAM_LOG_LEVEL; WARNING drops access lines
-    try:
-        uvicorn.run(
-            create_app(settings, target, browser_dir=browser_dir),
-            host=settings.host,
-            port=settings.port,
-            log_level=settings.log_level.lower(),
-            access_log=False,
-        )
-    finally:
-        if target.local is not None and target.local.started_here and not keep_neo4j:
-            local.stop()
+    uvicorn.run(
+        create_app(settings, target, browser_dir=browser_dir),
+        host=settings.host,
+        port=settings.port,
+        log_level=settings.log_level.lower(),
+        access_log=False,
+    )
 
 
 @app.command()
@@ -314,9 +329,13 @@ def restore_command(
     ] = True,
     keep_running: Annotated[bool, typer.Option(help="Leave the restored Neo4j running.")] = False,
 ) -> None:
-    """Restore FILE into an isolated new Neo4j under --into, replay tombstones, verify."""
-    from graph.backup import restore
+    """Restore FILE into an isolated new Neo4j under --into, replay tombstones, verify.
 
+    A damaged archive is refused before anything is started or created.
+    """
+    from graph.restore import check_archive, restore
+
+    check_archive(file)
     settings = get_settings()
     if into.exists() and any(into.iterdir()):
         raise SetupError(f"{into} is not empty; restore into a new or empty directory")

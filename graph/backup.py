@@ -1,17 +1,15 @@
-"""Backup and restore: a portable, checksummed archive, restored into an isolated target that
-replays the tombstone ledger before it serves, then verified.
+"""Backup: a portable, checksummed archive of what Engram knew at one recorded instant, written
+while writes go on.
 
     >>> report = await backup(graph, Path("engram.backup"), blob_root=settings.blobs)
-    >>> restored = await restore(target_graph, Path("engram.backup"), ledger=live_graph,
-    ...                          blob_root=target_blobs)
+    >>> report.watermark        # the recovery point: the archive holds what was known then
 
-The archive is a zip: `manifest.json` (format, Engram's migrations, the recorded-time watermark,
-counts and the SHA-256 of every other member), `nodes.jsonl`, `relationships.jsonl`,
-`tombstones.jsonl` (the ledger) and `blobs/…` (files of live blob artifacts). The backup runs in
-one transaction that holds the recorded-time clock, so no Engram write interleaves with it.
-A restore refuses a damaged archive, loads into an empty database, then erases again whatever
-any tombstone — in the archive or in the live ledger — says was forgotten, so a backup taken
-before a forget never brings it back.
+The backup reads the recorded-time clock once (the watermark) and then exports, in one read
+transaction that takes no lock, every row recorded by then as it was then (`graph.watermark`).
+Writers are never blocked; what they record meanwhile is after the watermark and stays out. What
+is forgotten meanwhile stays forgotten: the ledger is read last and holds every tombstone up to
+then, and a restore replays it. The archive's format is in `graph.archive`; restoring is
+`graph.restore`.
 """
 
 from __future__ import annotations
@@ -19,206 +17,77 @@ from __future__ import annotations
 import hashlib
 import io
 import json
-import re
 import time
 import zipfile
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from datetime import datetime
+from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, LiteralString
 
 from neo4j import AsyncManagedTransaction
-from neo4j.time import DateTime
 
-from graph.clock import TICK
+from graph.archive import FORMAT, Progress, encode, read_manifest
+from graph.clock import READ_CLOCK
 from graph.db import Graph, run
-from graph.errors import SetupError
-from graph.forget import Erasure, erase, purge_blobs, purge_spaces
-from graph.integrity import violations
+from graph.ledger import replay_ledger
 from graph.migrate import load as load_migrations
-from graph.migrate import migrate
-from graph.model import Privacy
-from graph.selectors import Selection
+from graph.restore import RestoreReport, restore
 from graph.timeutil import to_native, utc_now
-from graph.writing import TICK_NOW, WriteContext
+from graph.watermark import RECORDED_BY_WATERMARK, node_at, relationship_at
 
-FORMAT = "engram-backup/1"
-BATCH = 2000
-_NAME = re.compile(r"^[A-Z][A-Za-z0-9_]{0,63}$")
-
-Progress = Callable[[str, int, int], None]
-"""(phase, done, total)"""
-
-HOLD_CLOCK: LiteralString = TICK + "RETURN now"
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+"""The watermark of a database that never recorded anything: nothing is known by it."""
 
 # The migration ledger is not data: the target applies its own migrations, and the manifest
 # records which ones the backup was made under. Meaning vectors are derived data (and would be
 # most of the archive): they stay out, and the restored claims join the embedding outbox.
+# The totals only size the progress bars.
 COUNT: LiteralString = """
 CALL () { MATCH (n) WHERE NOT n:Migration AND NOT n:Meaning RETURN count(n) AS nodes }
 CALL () { MATCH ()-[r]->() WHERE NOT r:MEANS RETURN count(r) AS relationships }
 RETURN nodes, relationships
 """
 
-ALL_NODES: LiteralString = """
+NODES_KNOWN_BY_WATERMARK: LiteralString = (
+    """
 MATCH (n)
-WHERE NOT n:Migration AND NOT n:Meaning
-RETURN elementId(n) AS key, labels(n) AS labels, properties(n) AS props
+WHERE NOT n:Migration AND NOT n:Meaning AND NOT n:Tombstone AND ("""
+    + RECORDED_BY_WATERMARK
+    + """)
+RETURN elementId(n) AS key, labels(n) AS labels, properties(n) AS props,
+       CASE WHEN n:Episode
+         THEN COUNT { (n)-[h:HAS_OBSERVATION]->() WHERE h.recordedAt > $watermark }
+         ELSE 0 END AS observationsAfter,
+       CASE WHEN n:Episode AND n.status = 'superseded'
+         THEN EXISTS { (n)<-[:SUPERSEDES]-(newer:Episode) WHERE newer.sealedAt <= $watermark }
+         ELSE true END AS supersededByThen
 """
+)
 
-ALL_RELATIONSHIPS: LiteralString = """
+# A relationship recorded by the watermark joins nodes recorded by then (they existed when it was
+# made); one without a recorded time (a space's audit trail) goes when either end is left out: an
+# audit event's time is `at`, every other row's `recordedAt`. Tombstones have no relationships.
+RELATIONSHIPS_KNOWN_BY_WATERMARK: LiteralString = """
 MATCH (a)-[r]->(b)
-WHERE NOT r:MEANS
+WHERE NOT r:MEANS AND CASE
+    WHEN r.recordedAt IS NOT NULL THEN r.recordedAt <= $watermark
+    ELSE coalesce(a.recordedAt, a.at, $watermark) <= $watermark
+      AND coalesce(b.recordedAt, b.at, $watermark) <= $watermark
+  END
 RETURN elementId(a) AS start, elementId(b) AS end, type(r) AS type, properties(r) AS props
-"""
-
-TO_EMBED_AGAIN: LiteralString = """
-MATCH (c:Claim)
-WHERE c.text IS NOT NULL AND c.erasedAt IS NULL AND NOT c:Unembedded
-CALL (c) { SET c:Unembedded } IN TRANSACTIONS OF 5000 ROWS
 """
 
 LIVE_BLOBS: LiteralString = """
 MATCH (a:Artifact {storage: 'blob'})
-WHERE a.erasedAt IS NULL
+WHERE a.erasedAt IS NULL AND a.recordedAt <= $watermark
 RETURN DISTINCT a.locator AS locator
 """
 
-IS_EMPTY: LiteralString = """
-MATCH (n)
-WHERE NOT n:Migration
-RETURN count(n) = 0 AS empty
-"""
-
-PREPARE_RESTORE: LiteralString = (
-    "CREATE INDEX engram_restoring IF NOT EXISTS FOR (n:EngramRestoring) ON (n.restoreKey)"
-)
-AWAIT_INDEXES: LiteralString = "CALL db.awaitIndexes(300)"
-
-LOAD_NODES: LiteralString = """
-UNWIND $rows AS row
-CREATE (n:EngramRestoring)
-SET n = row.props, n.restoreKey = row.key
-SET n:$(row.labels)
-"""
-
-LOAD_RELATIONSHIPS: LiteralString = """
-UNWIND $rows AS row
-MATCH (a:EngramRestoring {restoreKey: row.start})
-MATCH (b:EngramRestoring {restoreKey: row.end})
-CREATE (a)-[r:$(row.type)]->(b)
-SET r = row.props
-"""
-
-FINISH_RESTORE: LiteralString = """
-MATCH (n:EngramRestoring)
-CALL (n) { REMOVE n:EngramRestoring REMOVE n.restoreKey } IN TRANSACTIONS OF 5000 ROWS
-"""
-DROP_RESTORE_INDEX: LiteralString = "DROP INDEX engram_restoring IF EXISTS"
-
-SET_CLOCK: LiteralString = """
-MERGE (c:Clock {name: 'recorded'})
-SET c.now = CASE WHEN c.now IS NULL OR c.now < $now THEN $now ELSE c.now END
-"""
-
-LEDGER: LiteralString = """
+TOMBSTONES: LiteralString = """
 MATCH (t:Tombstone)
-RETURN properties(t) AS tombstone
+RETURN elementId(t) AS key, labels(t) AS labels, properties(t) AS props
 ORDER BY t.watermark, t.id
 """
-
-KNOWN_TOMBSTONES: LiteralString = """
-MATCH (t:Tombstone)
-RETURN t.id AS id
-"""
-
-INSERT_TOMBSTONE: LiteralString = """
-CREATE (t:Tombstone)
-SET t = $props
-FOREACH (_ IN CASE WHEN t.pendingBlobs IS NULL THEN [] ELSE [1] END | SET t:PendingBlobs)
-"""
-
-IDS_BY_LABEL: LiteralString = """
-UNWIND $ids AS id
-CALL (id) {
-  MATCH (c:Claim {id: id}) RETURN 'claims' AS kind
-  UNION MATCH (o:Observation {id: id}) RETURN 'observations' AS kind
-  UNION MATCH (e:Episode {id: id}) RETURN 'episodes' AS kind
-  UNION MATCH (a:Artifact {id: id}) RETURN 'artifacts' AS kind
-  UNION MATCH (e:Entity {id: id}) RETURN 'entities' AS kind
-}
-RETURN id, kind
-"""
-
-ADD_PENDING_BLOBS: LiteralString = """
-MATCH (t:Tombstone {id: $id})
-SET t.pendingBlobs = coalesce(t.pendingBlobs, []) + $blobs, t:PendingBlobs
-"""
-
-MARK_SPACE_PURGE: LiteralString = """
-MATCH (t:Tombstone {id: $id})
-SET t.pendingSpacePurge = true, t:PendingSpacePurge
-"""
-
-SPACE_BY_ID: LiteralString = """
-MATCH (s:Space {id: $id})
-RETURN s.name AS name, s.erasedAt IS NOT NULL AS erased
-"""
-
-UNERASED_TOMBSTONED: LiteralString = """
-MATCH (t:Tombstone)
-UNWIND t.erasedIds AS id
-CALL (id) {
-  MATCH (c:Claim {id: id}) WHERE c.erasedAt IS NULL OR c.valueJson IS NOT NULL RETURN c.id AS bad
-  UNION MATCH (o:Observation {id: id}) WHERE o.erasedAt IS NULL OR o.content IS NOT NULL
-    RETURN o.id AS bad
-  UNION MATCH (e:Entity {id: id}) WHERE e.erasedAt IS NULL RETURN e.id AS bad
-  UNION MATCH (a:Artifact {id: id}) WHERE a.erasedAt IS NULL RETURN a.id AS bad
-  UNION MATCH (p:Episode {id: id}) WHERE p.erasedAt IS NULL RETURN p.id AS bad
-}
-RETURN collect(bad) AS bad
-"""
-
-UNPURGED_SPACES: LiteralString = """
-MATCH (s:Space) WHERE s.erasedAt IS NOT NULL
-MATCH (n {spaceId: s.id})
-WHERE NOT n:Tombstone AND NOT n:AuditEvent
-RETURN count(n) AS n
-"""
-
-SMOKE_ENTITY: LiteralString = """
-MATCH (e:Entity)-[r]->(:Entity)
-WHERE r.claimId IS NOT NULL AND r.supersededAt IS NULL AND e.erasedAt IS NULL
-RETURN e.id AS id, e.spaceId AS spaceId
-LIMIT 1
-"""
-
-SMOKE_RELATED: LiteralString = """
-MATCH (e:Entity {id: $id})-[r]-(other:Entity)
-WHERE r.claimId IS NOT NULL AND r.supersededAt IS NULL
-RETURN count(other) AS reached
-"""
-
-
-def _encode(value: Any) -> Any:
-    if isinstance(value, DateTime):
-        return {"$dt": value.to_native().isoformat()}
-    if isinstance(value, list):
-        return [_encode(v) for v in value]
-    return value
-
-
-def _decode(value: Any) -> Any:
-    if isinstance(value, dict) and set(value) == {"$dt"}:
-        return datetime.fromisoformat(value["$dt"])
-    if isinstance(value, list):
-        return [_decode(v) for v in value]
-    return value
-
-
-def _props(props: dict[str, Any]) -> dict[str, Any]:
-    return {k: _decode(v) for k, v in props.items()}
 
 
 @dataclass
@@ -226,6 +95,7 @@ class BackupReport:
     path: Path
     bytes: int
     nodes: int
+    """Nodes in the archive, tombstones included."""
     relationships: int
     blobs: int
     tombstones: int
@@ -235,42 +105,39 @@ class BackupReport:
 
 
 async def backup(
-    graph: Graph, path: Path, *, blob_root: Path, progress: Progress | None = None
+    graph: Graph,
+    path: Path,
+    *,
+    blob_root: Path,
+    progress: Progress | None = None,
+    as_known_at: datetime | None = None,
 ) -> BackupReport:
-    """Write a checksummed archive of the whole database (and live blobs) to `path`."""
+    """Write a checksummed archive of what was known at the watermark (and its live blobs) to
+    `path`; writers go on meanwhile. The watermark is the clock when the backup starts, or
+    `as_known_at`, an earlier recorded instant (what was forgotten since stays forgotten)."""
     started = time.perf_counter()
     tmp = path.with_name(path.name + ".partial")
 
     async def work(tx: AsyncManagedTransaction) -> BackupReport:
-        watermark = to_native((await run(tx, HOLD_CLOCK))[0]["now"])
+        clock = (await run(tx, READ_CLOCK))[0]["now"]
+        watermark = to_native(clock) if clock is not None else EPOCH
+        if as_known_at is not None:
+            watermark = min(watermark, to_native(as_known_at))
         counts = (await run(tx, COUNT))[0]
         digests: dict[str, str] = {}
-        tombstones: list[dict[str, Any]] = []
         with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED) as archive:
-            nodes = await _dump(
-                tx,
-                archive,
-                "nodes.jsonl",
-                ALL_NODES,
-                counts["nodes"],
-                progress,
-                digests,
-                collect=tombstones,
+
+            def write(member: str, rows: list[dict[str, Any]]) -> None:
+                data = "".join(_line(row) for row in rows).encode("utf-8")
+                archive.writestr(member, data)
+                digests[member] = hashlib.sha256(data).hexdigest()
+
+            nodes = await _dump_nodes(tx, archive, watermark, counts["nodes"], progress, digests)
+            relationships = await _dump_relationships(
+                tx, archive, watermark, counts["relationships"], progress, digests
             )
-            relationships = await _dump(
-                tx,
-                archive,
-                "relationships.jsonl",
-                ALL_RELATIONSHIPS,
-                counts["relationships"],
-                progress,
-                digests,
-            )
-            ledger = "".join(json.dumps(t, sort_keys=True) + "\n" for t in tombstones).encode()
-            archive.writestr("tombstones.jsonl", ledger)
-            digests["tombstones.jsonl"] = hashlib.sha256(ledger).hexdigest()
             blobs = 0
-            for row in await run(tx, LIVE_BLOBS):
+            for row in await run(tx, LIVE_BLOBS, watermark=watermark):
                 relative = str(row["locator"]).removeprefix("blob:")
                 source = (blob_root / relative).resolve()
                 if source.is_relative_to(blob_root.resolve()) and source.is_file():
@@ -278,6 +145,12 @@ async def backup(
                     archive.writestr(f"blobs/{relative}", data)
                     digests[f"blobs/{relative}"] = hashlib.sha256(data).hexdigest()
                     blobs += 1
+            # Last, so every forget that reached anything exported above is in the ledger.
+            tombstones = [
+                {**row, "props": {k: encode(v) for k, v in row["props"].items()}}
+                for row in await run(tx, TOMBSTONES)
+            ]
+            write("tombstones.jsonl", tombstones)
             manifest = {
                 "format": FORMAT,
                 "createdAt": utc_now().isoformat(),
@@ -287,7 +160,7 @@ async def backup(
                     for m in load_migrations()
                 ],
                 "counts": {
-                    "nodes": nodes,
+                    "nodes": nodes + len(tombstones),
                     "relationships": relationships,
                     "blobs": blobs,
                     "tombstones": len(tombstones),
@@ -295,39 +168,81 @@ async def backup(
                 "sha256": digests,
             }
             archive.writestr("manifest.json", json.dumps(manifest, indent=2, sort_keys=True))
-        return BackupReport(path, 0, nodes, relationships, blobs, len(tombstones), watermark, 0.0)
+        return BackupReport(
+            path,
+            0,
+            nodes + len(tombstones),
+            relationships,
+            blobs,
+            len(tombstones),
+            watermark,
+            0.0,
+        )
 
-    report = await graph.write_tx(work)
+    report = await graph.read_tx(work)
     tmp.replace(path)
     report.bytes = path.stat().st_size
     report.seconds = time.perf_counter() - started
     return report
 
 
-async def _dump(
+def _line(row: dict[str, Any]) -> str:
+    return json.dumps(row, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+async def _dump_nodes(
     tx: AsyncManagedTransaction,
     archive: zipfile.ZipFile,
-    member: str,
-    query: LiteralString,
+    watermark: datetime,
     total: int,
     progress: Progress | None,
     digests: dict[str, str],
-    *,
-    collect: list[dict[str, Any]] | None = None,
 ) -> int:
     digest = hashlib.sha256()
     written = 0
-    with archive.open(member, "w") as out, io.TextIOWrapper(out, encoding="utf-8") as text:
-        result = await tx.run(query)
+    with archive.open("nodes.jsonl", "w") as out, io.TextIOWrapper(out, encoding="utf-8") as text:
+        result = await tx.run(NODES_KNOWN_BY_WATERMARK, watermark=watermark)
         async for record in result:
-            row = record.data()
-            row["props"] = {k: _encode(v) for k, v in row["props"].items()}
-            line = json.dumps(row, sort_keys=True, ensure_ascii=False) + "\n"
+            props = node_at(
+                record["labels"],
+                record["props"],
+                watermark,
+                observations_after=record["observationsAfter"],
+                superseded_by_then=record["supersededByThen"],
+            )
+            row = {"key": record["key"], "labels": record["labels"]}
+            line = _line({**row, "props": {k: encode(v) for k, v in props.items()}})
             text.write(line)
             digest.update(line.encode("utf-8"))
             written += 1
-            if collect is not None and "Tombstone" in row.get("labels", []):
-                collect.append(row["props"])
+            if progress is not None and written % 1000 == 0:
+                progress("nodes.jsonl", written, total)
+    if progress is not None:
+        progress("nodes.jsonl", written, total)
+    digests["nodes.jsonl"] = digest.hexdigest()
+    return written
+
+
+async def _dump_relationships(
+    tx: AsyncManagedTransaction,
+    archive: zipfile.ZipFile,
+    watermark: datetime,
+    total: int,
+    progress: Progress | None,
+    digests: dict[str, str],
+) -> int:
+    member = "relationships.jsonl"
+    digest = hashlib.sha256()
+    written = 0
+    with archive.open(member, "w") as out, io.TextIOWrapper(out, encoding="utf-8") as text:
+        result = await tx.run(RELATIONSHIPS_KNOWN_BY_WATERMARK, watermark=watermark)
+        async for record in result:
+            row = record.data()
+            props = relationship_at(row["type"], row["props"], watermark)
+            line = _line({**row, "props": {k: encode(v) for k, v in props.items()}})
+            text.write(line)
+            digest.update(line.encode("utf-8"))
+            written += 1
             if progress is not None and written % 1000 == 0:
                 progress(member, written, total)
     if progress is not None:
@@ -336,216 +251,13 @@ async def _dump(
     return written
 
 
-@dataclass
-class RestoreReport:
-    nodes: int
-    relationships: int
-    blobs: int
-    replayed_tombstones: int
-    watermark: datetime
-    """Recovery point: the recorded time the backup covers."""
-    seconds: float
-    """Recovery time: from opening the archive to a verified target."""
-    archive_bytes: int
-    checks: dict[str, Any] = field(default_factory=dict)
-
-
-def read_manifest(path: Path) -> dict[str, Any]:
-    """The manifest, after checking every member's SHA-256; refuses a damaged archive."""
-    try:
-        with zipfile.ZipFile(path) as archive:
-            manifest: dict[str, Any] = json.loads(archive.read("manifest.json"))
-            if manifest.get("format") != FORMAT:
-                raise SetupError(f"{path} is not an {FORMAT} archive")
-            for member, expected in manifest["sha256"].items():
-                actual = hashlib.sha256(archive.read(member)).hexdigest()
-                if actual != expected:
-                    raise SetupError(f"{path}: {member} does not match its checksum; refusing")
-            return manifest
-    except (zipfile.BadZipFile, KeyError, json.JSONDecodeError) as failure:
-        raise SetupError(f"{path} is not a readable Engram backup: {failure}") from None
-
-
-async def restore(
-    target: Graph,
-    path: Path,
-    *,
-    blob_root: Path,
-    ledger: Graph | None = None,
-    progress: Progress | None = None,
-) -> RestoreReport:
-    """Restore `path` into the empty `target`, replay tombstones, verify; returns the report."""
-    started = time.perf_counter()
-    manifest = read_manifest(path)
-    ours = {m.version: m.checksum for m in load_migrations()}
-    for migration in manifest["migrations"]:
-        if ours.get(migration["version"]) != migration["checksum"]:
-            raise SetupError(
-                f"the backup was made with migration {migration['name']} that this Engram "
-                "does not ship (or ships changed); restore it with a matching Engram"
-            )
-    await migrate(target)
-    if not (await target.read(IS_EMPTY))[0]["empty"]:
-        raise SetupError("the restore target is not empty; restore into an empty database")
-    await target.write(PREPARE_RESTORE)
-    await target.write(AWAIT_INDEXES)
-    counts = manifest["counts"]
-    with zipfile.ZipFile(path) as archive:
-        nodes = await _load(target, archive, "nodes.jsonl", counts["nodes"], progress, _node)
-        relationships = await _load(
-            target, archive, "relationships.jsonl", counts["relationships"], progress, _relationship
-        )
-        blobs = 0
-        for member in archive.namelist():
-            if member.startswith("blobs/") and not member.endswith("/"):
-                destination = (blob_root / member.removeprefix("blobs/")).resolve()
-                if not destination.is_relative_to(blob_root.resolve()):
-                    raise SetupError(f"archive member {member} would leave the blob root")
-                destination.parent.mkdir(parents=True, exist_ok=True)
-                destination.write_bytes(archive.read(member))
-                blobs += 1
-    async with target.driver.session(database=target.database) as session:
-        await (await session.run(FINISH_RESTORE)).consume()
-    await target.write(DROP_RESTORE_INDEX)
-    async with target.driver.session(database=target.database) as session:
-        await (await session.run(TO_EMBED_AGAIN)).consume()
-    watermark = datetime.fromisoformat(manifest["watermark"])
-    await target.write(SET_CLOCK, now=watermark)
-    replayed = await replay_ledger(target, ledger) if ledger is not None else 0
-    replayed += await replay_ledger(target, target)
-    await purge_blobs(target, blob_root)
-    await purge_spaces(target)
-    checks = await verify(target, manifest, nodes, relationships)
-    return RestoreReport(
-        nodes=nodes,
-        relationships=relationships,
-        blobs=blobs,
-        replayed_tombstones=replayed,
-        watermark=watermark,
-        seconds=time.perf_counter() - started,
-        archive_bytes=path.stat().st_size,
-        checks=checks,
-    )
-
-
-def _node(row: dict[str, Any]) -> dict[str, Any]:
-    for label in row["labels"]:
-        if not _NAME.match(label):
-            raise SetupError(f"refusing label {label!r} from the archive")
-    return {"key": row["key"], "labels": row["labels"], "props": _props(row["props"])}
-
-
-def _relationship(row: dict[str, Any]) -> dict[str, Any]:
-    if not _NAME.match(row["type"]):
-        raise SetupError(f"refusing relationship type {row['type']!r} from the archive")
-    return {
-        "start": row["start"],
-        "end": row["end"],
-        "type": row["type"],
-        "props": _props(row["props"]),
-    }
-
-
-async def _load(
-    target: Graph,
-    archive: zipfile.ZipFile,
-    member: str,
-    total: int,
-    progress: Progress | None,
-    shape: Callable[[dict[str, Any]], dict[str, Any]],
-) -> int:
-    query = LOAD_NODES if member == "nodes.jsonl" else LOAD_RELATIONSHIPS
-    loaded = 0
-    batch: list[dict[str, Any]] = []
-    with archive.open(member) as raw, io.TextIOWrapper(raw, encoding="utf-8") as lines:
-        for line in lines:
-            batch.append(shape(json.loads(line)))
-            if len(batch) >= BATCH:
-                await target.write(query, rows=batch)
-                loaded += len(batch)
-                batch = []
-                if progress is not None:
-                    progress(member, loaded, total)
-    if batch:
-        await target.write(query, rows=batch)
-        loaded += len(batch)
-    if progress is not None:
-        progress(member, loaded, total)
-    return loaded
-
-
-async def replay_ledger(target: Graph, ledger: Graph) -> int:
-    """Apply every tombstone of `ledger` that `target` has not applied yet; returns how many."""
-    known = {row["id"] for row in await target.read(KNOWN_TOMBSTONES)}
-    applied = 0
-    for row in await ledger.read(LEDGER):
-        tombstone = row["tombstone"]
-        if tombstone["id"] in known and ledger is not target:
-            continue
-        await _apply(target, tombstone, insert=tombstone["id"] not in known)
-        known.add(tombstone["id"])
-        applied += 1
-    return applied
-
-
-async def _apply(target: Graph, tombstone: dict[str, Any], *, insert: bool) -> None:
-    async def work(tx: AsyncManagedTransaction) -> None:
-        now = to_native((await run(tx, TICK_NOW))[0]["now"])
-        space = await run(tx, SPACE_BY_ID, id=tombstone["spaceId"])
-        erasure = Erasure()
-        if space:
-            # The ledger is replayed as an operator: what was erased is erased at every tier.
-            ctx = WriteContext(
-                tx, now, tombstone["spaceId"], space[0]["name"], "restore", Privacy.SECRET, True
-            )
-            selection = Selection(whole_space=tombstone["selectorKind"] == "SPACE")
-            if selection.whole_space and space[0]["erased"]:
-                selection = Selection()
-            else:
-                for found in await run(tx, IDS_BY_LABEL, ids=tombstone.get("erasedIds") or []):
-                    getattr(selection, found["kind"]).add(found["id"])
-            erasure = await erase(ctx, selection)
-        if insert:
-            await run(tx, INSERT_TOMBSTONE, props=dict(tombstone))
-        if space and erasure.blobs:
-            # The archive brought these files back; the purge after the replay deletes them.
-            await run(tx, ADD_PENDING_BLOBS, id=tombstone["id"], blobs=sorted(erasure.blobs))
-        if tombstone["selectorKind"] == "SPACE":
-            # Whatever of the space the archive still holds is purged after the replay.
-            await run(tx, MARK_SPACE_PURGE, id=tombstone["id"])
-
-    await target.write_tx(work)
-
-
-async def verify(
-    target: Graph, manifest: dict[str, Any], nodes: int, relationships: int
-) -> dict[str, Any]:
-    """The restore's checks; raises SetupError when one fails."""
-    checks: dict[str, Any] = {}
-    expected = manifest["counts"]
-    if (nodes, relationships) != (expected["nodes"], expected["relationships"]):
-        raise SetupError(
-            f"restored {nodes} nodes / {relationships} relationships, "
-            f"the archive has {expected['nodes']} / {expected['relationships']}"
-        )
-    checks["counts"] = {"nodes": nodes, "relationships": relationships}
-    checks["checksums"] = "verified"
-    broken = await violations(target)
-    if broken:
-        raise SetupError(f"restored data breaks invariants: {broken}")
-    checks["invariants"] = "hold"
-    bad = (await target.read(UNERASED_TOMBSTONED))[0]["bad"]
-    if bad:
-        raise SetupError(f"tombstoned data is present after the ledger replay: {bad[:5]}")
-    if (await target.read(UNPURGED_SPACES))[0]["n"]:
-        raise SetupError("a forgotten space still has nodes after the replay")
-    checks["tombstones"] = "no forgotten data present"
-    smoke = await target.read(SMOKE_ENTITY)
-    if smoke:
-        reached = (await target.read(SMOKE_RELATED, id=smoke[0]["id"]))[0]["reached"]
-        if reached < 1:
-            raise SetupError("the smoke `related` query reached nothing")
-        checks["smoke"] = f"related reached {reached} entities"
-    else:
-        checks["smoke"] = "no relations to walk"
-    return checks
+# Restoring lives in graph.restore; these names stay importable from here for callers that
+# think of backup and restore as one thing.
+__all__ = [
+    "BackupReport",
+    "RestoreReport",
+    "backup",
+    "read_manifest",
+    "replay_ledger",
+    "restore",
+]

@@ -2,7 +2,7 @@
 
     >>> [claim] = await remember(graph, "alice", [RememberInput(
     ...     key="pref:ui:theme", value={"value": "dark"},
-    ...     evidence=[EvidenceRef(observation_id=said_dark)])], actor="agent:7")
+    ...     evidence=[EvidenceRef(observation_id=said_dark)])], actor=agent)
     >>> claim.revision, claim.status
     (1, <ClaimStatus.ACTIVE: 'active'>)
 

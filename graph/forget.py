@@ -15,7 +15,7 @@ batches right after, through the same outbox (`pendingSpacePurge`).
 
     >>> receipt = await forget(graph, "alice", ForgetInput(
     ...     selector=Selector(kind=SelectorKind.CLAIM, id=claim.id), reason="user asked"),
-    ...     actor="agent:7", blob_root=settings.blobs)
+    ...     actor=agent, blob_root=settings.blobs)
     >>> receipt.erased
     {'claims': 3, 'observations': 0, 'episodes': 0, 'artifacts': 0, 'entities': 0}
 """

@@ -4,8 +4,8 @@ A hold keeps its selector, not a frozen list of ids, so what it covers is resolv
 check: a hold on a subject + predicate also covers claims with them written after the hold.
 
     >>> hold_id = await set_legal_hold(graph, "alice", HoldInput(selector=..., reason="case 7"),
-    ...                                actor="counsel")
-    >>> await release_legal_hold(graph, "alice", hold_id, reason="case closed", actor="counsel")
+    ...                                actor=counsel)
+    >>> await release_legal_hold(graph, "alice", hold_id, reason="case closed", actor=counsel)
 """
 
 from __future__ import annotations

@@ -12,6 +12,10 @@ keys). Each line becomes an observation (its own text, the provenance) in one `i
 and a claim citing it; `status: retracted` is imported and then retracted; `superseded` lines are
 history Engram cannot date, so they are reported and skipped. Re-importing writes nothing new:
 every write carries an idempotency key derived from the line's content.
+
+An import killed midway is finished by running it again: the lines it wrote are known, and its
+episode (whose idempotency key is derived from the source's name and its items) is found open
+again, takes the rest and is sealed — the same result as one uninterrupted import.
 """
 
 from __future__ import annotations
@@ -47,6 +51,7 @@ from graph.model import (
     Authority,
     CorrectionKind,
     EpisodeKind,
+    EpisodeStatus,
     ObservationKind,
     Privacy,
     Role,
@@ -206,8 +211,8 @@ async def import_items(
             (report.skipped if parsed.code == "SKIPPED" else report.refused).append(parsed)
         elif parsed is not None:
             items.append(parsed)
+    episode = _LazyEpisode(source, _import_key(source, items))
     items = await _unforgotten(graph, space, items, report)
-    episode = _LazyEpisode(source)
     done = 0
     for start in range(0, len(items), batch_size):
         batch = items[start : start + batch_size]
@@ -228,25 +233,37 @@ async def import_items(
     return report
 
 
+def _import_key(source: str, items: list[_Item]) -> str:
+    """The idempotency key of the episode of importing these items from `source`."""
+    return "import:episode:" + _digest("\n".join([source, *(item.digest for item in items)]))
+
+
 @dataclass
 class _LazyEpisode:
     """The import's episode, opened by the first transaction that writes something (so an
-    import that only meets refusals and known lines leaves nothing behind)."""
+    import that only meets refusals and known lines leaves nothing behind). An earlier run of
+    the same import that was killed before it sealed its episode left it open: it is reused."""
 
     source: str
+    idempotency_key: str
     id: str | None = None
 
     async def ensure(self, ctx: WriteContext) -> str:
         if self.id is not None:
             return self.id
-        opened = await open_episode_in(
-            ctx,
-            OpenEpisodeInput(
-                title=f"import of {self.source}"[:500],
-                kind=EpisodeKind.IMPORT,
-                extractor_version="engram-import/1",
-            ),
+        opening = OpenEpisodeInput(
+            title=f"import of {self.source}"[:500],
+            kind=EpisodeKind.IMPORT,
+            extractor_version="engram-import/1",
+            idempotency_key=self.idempotency_key,
         )
+        opened = await open_episode_in(ctx, opening)
+        if opened.status is not EpisodeStatus.OPEN:
+            # That import finished; what is new to it now (say, a line whose entity exists
+            # since) goes into an episode of its own.
+            opened = await open_episode_in(
+                ctx, opening.model_copy(update={"idempotency_key": None})
+            )
         return opened.id
 
 

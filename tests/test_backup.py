@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -33,7 +34,7 @@ async def test_a_backup_is_a_checksummed_archive_with_a_manifest(
         members = sorted(archive.namelist())
         manifest = json.loads(archive.read("manifest.json"))
     assert members == ["manifest.json", "nodes.jsonl", "relationships.jsonl", "tombstones.jsonl"]
-    assert manifest["format"] == "engram-backup/1"
+    assert manifest["format"] == "engram-backup/2"
     assert manifest["counts"]["nodes"] == report.nodes > 50
     assert sorted(manifest["sha256"]) == ["nodes.jsonl", "relationships.jsonl", "tombstones.jsonl"]
     assert manifest["migrations"][0]["name"] == "V0001__constraints"
@@ -157,3 +158,74 @@ async def test_backup_restore_verify_three_times_in_a_row_on_50k_claims(
             f"{report.nodes} nodes, {report.relationships} relationships, "
             f"RTO {report.seconds:.1f} s, RPO {report.watermark.isoformat()}"
         )
+
+
+def _not_a_zip(good: Path, damaged: Path) -> None:
+    damaged.write_bytes(b"engram backup, honest\n" * 100)
+
+
+def _truncated(good: Path, damaged: Path) -> None:
+    data = good.read_bytes()
+    damaged.write_bytes(data[: len(data) // 2])
+
+
+def _bad_checksum(good: Path, damaged: Path) -> None:
+    with zipfile.ZipFile(good) as source, zipfile.ZipFile(damaged, "w") as out:
+        for member in source.namelist():
+            data = source.read(member)
+            out.writestr(member, data.replace(b"Alice", b"Alicia"))
+
+
+def _no_manifest(good: Path, damaged: Path) -> None:
+    with zipfile.ZipFile(good) as source, zipfile.ZipFile(damaged, "w") as out:
+        for member in source.namelist():
+            if member != "manifest.json":
+                out.writestr(member, source.read(member))
+
+
+@pytest.mark.parametrize(
+    ("damage", "reason"),
+    [
+        (_not_a_zip, "is not a readable Engram backup: File is not a zip file"),
+        (_truncated, "is not a readable Engram backup: File is not a zip file"),
+        (_bad_checksum, "nodes.jsonl does not match its checksum; refusing"),
+        (_no_manifest, "has no manifest.json; not an Engram backup"),
+    ],
+    ids=["not a zip", "truncated", "bad checksum", "no manifest"],
+)
+async def test_engram_restore_refuses_a_damaged_archive_before_it_starts_a_neo4j(
+    graph: Graph,
+    test_settings: Settings,
+    neo4j_target: Neo4jTarget,
+    tmp_path: Path,
+    damage: Callable[[Path, Path], None],
+    reason: str,
+) -> None:
+    await people_story(graph)
+    await backup(graph, tmp_path / "good.zip", blob_root=tmp_path)
+    damage(tmp_path / "good.zip", tmp_path / "damaged.zip")
+    into = tmp_path / "db"
+    done = run_engram(
+        engram_env(test_settings, neo4j_target),
+        "restore",
+        str(tmp_path / "damaged.zip"),
+        "--into",
+        str(into),
+    )
+    assert done.returncode == 1
+    assert done.stderr.count("\n") == 1 and done.stderr.startswith("engram: ")
+    assert reason in done.stderr
+    assert not into.exists(), "no data directory was created"
+    launched = [
+        cmdline
+        for cmdline in Path("/proc").glob("[0-9]*/cmdline")
+        if str(into).encode() in _read(cmdline)
+    ]
+    assert launched == [], "no Neo4j was started for it"
+
+
+def _read(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError:
+        return b""

@@ -92,3 +92,24 @@ def test_an_unsupported_java_is_refused_before_anything_starts(
     with pytest.raises(SetupError, match=r"is Java 11; Neo4j 5\.26\.\d+ runs on Java 17 or 21"):
         LocalNeo4j(settings).start()
     assert not (settings.neo4j_home / "logs" / "launcher.log").exists()
+
+
+def test_a_restarted_local_neo4j_takes_its_last_port_again_or_any_free_one(
+    own_settings: Settings,
+) -> None:
+    server = LocalNeo4j(own_settings)
+    first = server.start()
+    server.stop()
+    again = server.start()
+    server.stop()
+    assert again.uri == first.uri, "the same Bolt port while it is free"
+    with socket.socket() as blocker:
+        blocker.bind(("127.0.0.1", int(first.uri.rpartition(":")[2])))
+        blocker.listen()
+        moved = server.start()
+    try:
+        assert moved.uri != first.uri, "another free port when the last one is taken"
+        assert count_markers(moved.uri, moved.password) == 0
+    finally:
+        server.stop()
+    assert (server.home / "bolt-port").read_text().strip() == moved.uri.rpartition(":")[2]

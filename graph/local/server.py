@@ -8,7 +8,9 @@
 
 Everything lives under the Neo4j home (`<data dir>/neo4j`): the store, `neo4j.conf` (rewritten on
 every start from the settings), `password` (0600, generated once), `server.json` (the running
-process) and `logs/` (`launcher.log` is the JVM's stdout, `debug.log` Neo4j's own log).
+process), `bolt-port` (the port last used, taken again on the next start while it is free, so a
+restarted Neo4j is found again at the same URI by the drivers already connected to it) and
+`logs/` (`launcher.log` is the JVM's stdout, `debug.log` Neo4j's own log).
 """
 
 from __future__ import annotations
@@ -93,6 +95,7 @@ class LocalNeo4j:
         self.launcher_log = self.home / "logs" / "launcher.log"
         self._state_file = self.home / "server.json"
         self._password_file = self.home / "password"
+        self._port_file = self.home / "bolt-port"
 
     # -- public face -------------------------------------------------------------------------
 
@@ -128,10 +131,19 @@ class LocalNeo4j:
             java = self._java()
             classpath = neo4j_classpath(NEO4J_VERSION, self.settings.cache_dir)
             password = self.password()
-            self._write_config()
-            started = self._launch(java, classpath)
+            port = self._bolt_port()
+            self._write_config(port)
+            try:
+                started = self._launch(java, classpath)
+            except SetupError:
+                if port == self.settings.neo4j_port:
+                    raise
+                # The remembered port was taken between our probe and Neo4j's bind: any port.
+                self._write_config(self.settings.neo4j_port)
+                started = self._launch(java, classpath)
             self._wait_for_bolt(started.uri, password, started.pid)
             self._state_file.write_text(json.dumps(started.state(), indent=2))
+            self._port_file.write_text(f"{_port_of(started.uri)}\n")
             return started
 
     def stop(self, timeout: float = 60.0) -> bool:
@@ -194,8 +206,18 @@ class LocalNeo4j:
             )
         return java
 
-    def _write_config(self) -> None:
-        port = self.settings.neo4j_port
+    def _bolt_port(self) -> int:
+        """ENGRAM_NEO4J_PORT if set, else the port of the last start while it is free, else 0
+        (any free port)."""
+        if self.settings.neo4j_port:
+            return self.settings.neo4j_port
+        try:
+            remembered = int(self._port_file.read_text())
+        except (OSError, ValueError):
+            return 0
+        return remembered if _port_free(remembered) else 0
+
+    def _write_config(self, port: int) -> None:
         config = {
             "server.bolt.enabled": "true",
             "server.bolt.listen_address": f"127.0.0.1:{port}",
@@ -292,6 +314,22 @@ def _is_our_launcher(pid: int, home: Path) -> bool:
     return (
         any(part.endswith(b"Launcher.java") for part in cmdline) and str(home).encode() in cmdline
     )
+
+
+def _port_of(uri: str) -> int:
+    return int(uri.rpartition(":")[2])
+
+
+def _port_free(port: int) -> bool:
+    with socket.socket() as probe:
+        # As Neo4j binds (SO_REUSEADDR): connections a killed server left in TIME_WAIT do not
+        # keep it from its port, only a listener does.
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
 
 
 def _port_open(uri: str) -> bool:

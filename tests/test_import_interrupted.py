@@ -1,0 +1,114 @@
+"""`engram import` killed midway: running it again finishes it, with the same result as one
+uninterrupted import and nothing left open."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from graph.actor import Actor
+from graph.db import Graph, Neo4jTarget
+from graph.importer import import_items
+from graph.settings import Settings
+from graph.spaces import create_space
+from tests.test_cli import ENGRAM, engram_env, run_engram
+
+LINES = 3000
+BATCH = 50
+
+CLAIMS_IN = """
+MATCH (s:Space {name: $space})
+RETURN COUNT { MATCH (c:Claim {spaceId: s.id}) } AS n
+"""
+EPISODES = """
+MATCH (s:Space {name: $space}), (e:Episode {spaceId: s.id})
+RETURN e.kind AS kind, e.status AS status, e.title AS title,
+       e.observationCount AS observations
+"""
+OBSERVATIONS = """
+MATCH (s:Space {name: $space}), (e:Episode {spaceId: s.id})-[:HAS_OBSERVATION]->(o)
+RETURN o.seq AS seq, o.content AS content
+"""
+CLAIMS = """
+MATCH (s:Space {name: $space}), (c:Claim {spaceId: s.id})
+RETURN c.key AS key, c.revision AS revision, c.status AS status, c.valueJson AS value,
+       c.supersededAt IS NULL AS current
+"""
+ACTIONS = """
+MATCH (s:Space {name: $space}), (a:AuditEvent {spaceId: s.id})
+RETURN a.action AS action
+"""
+
+
+def items_file(tmp_path: Path) -> Path:
+    source = tmp_path / "items.jsonl"
+    lines = [
+        {"type": "tasks", "key": f"task:engram:t{i}", "value_json": {"status": "todo", "n": i}}
+        for i in range(LINES)
+    ]
+    source.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return source
+
+
+async def state(graph: Graph, space: str) -> dict[str, Any]:
+    """What an import leaves in `space`, without ids or recorded times."""
+
+    def rows(found: list[dict[str, Any]]) -> list[str]:
+        return sorted(json.dumps(row, sort_keys=True) for row in found)
+
+    actions = Counter(row["action"] for row in await graph.read(ACTIONS, space=space))
+    return {
+        "episodes": rows(await graph.read(EPISODES, space=space)),
+        "observations": rows(await graph.read(OBSERVATIONS, space=space)),
+        "claims": rows(await graph.read(CLAIMS, space=space)),
+        "audit": dict(actions),
+    }
+
+
+async def test_an_import_killed_midway_is_finished_by_running_it_again(
+    graph: Graph, test_settings: Settings, neo4j_target: Neo4jTarget, tmp_path: Path
+) -> None:
+    source = items_file(tmp_path)
+    await create_space(graph, "whole", "", actor=Actor.operator("test"))
+    await create_space(graph, "resumed", "", actor=Actor.operator("test"))
+    lines = source.read_text().splitlines()
+    await import_items(
+        graph,
+        "whole",
+        lines,
+        source=source.name,
+        actor=Actor.operator("cli:import"),
+        batch_size=BATCH,
+    )
+
+    env = engram_env(test_settings, neo4j_target)
+    command = [*ENGRAM, "import", str(source), "--space", "resumed", "--batch-size", str(BATCH)]
+    quiet = subprocess.DEVNULL
+    killed = subprocess.Popen(command, env=env, stdout=quiet, stderr=quiet)
+    deadline = time.monotonic() + 120
+    while (await graph.read(CLAIMS_IN, space="resumed"))[0]["n"] < 4 * BATCH:
+        assert killed.poll() is None, "the import ended before it could be killed"
+        assert time.monotonic() < deadline, "the import wrote nothing in 120 s"
+        time.sleep(0.05)
+    killed.send_signal(signal.SIGKILL)
+    assert killed.wait(timeout=30) == -signal.SIGKILL
+    written = (await graph.read(CLAIMS_IN, space="resumed"))[0]["n"]
+    assert 4 * BATCH <= written < LINES, "killed partway through"
+    assert [json.loads(e)["status"] for e in (await state(graph, "resumed"))["episodes"]] == [
+        "open"
+    ], "the killed import left its episode open"
+
+    rerun = run_engram(env, "import", str(source), "--space", "resumed", "--batch-size", str(BATCH))
+    assert rerun.returncode == 0, rerun.stderr
+    assert f"{LINES} lines: {LINES - written} remembered" in rerun.stdout
+    assert f"{written} already known" in rerun.stdout
+
+    whole, resumed = await state(graph, "whole"), await state(graph, "resumed")
+    sealed = {"kind": "import", "status": "sealed", "title": "import of items.jsonl"}
+    assert [json.loads(e) for e in resumed["episodes"]] == [{**sealed, "observations": LINES}]
+    assert resumed == whole

@@ -1,0 +1,136 @@
+"""Faults around a serving Engram: stopped by a signal, it stops the local Neo4j it started; a
+local Neo4j killed and started again is found again without restarting the server.
+
+Each test starts its own local Neo4j in its own data directory: the session's Neo4j, which every
+other test uses, is never the one stopped or killed here.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from api.app import create_app
+from graph.db import resolve_target
+from graph.local.server import LocalNeo4j
+from graph.settings import Settings
+from tests.http import running
+from tests.support import free_port
+from tests.test_cli import ENGRAM
+
+
+@pytest.fixture
+def own_settings(tmp_path: Path, test_settings: Settings) -> Iterator[Settings]:
+    """A private data directory for a local Neo4j of the test's own; stopped at the end."""
+    settings = test_settings.model_copy(
+        update={"data_dir": tmp_path / "data", "neo4j_uri": None, "neo4j_heap": "512m"}
+    )
+    yield settings
+    LocalNeo4j(settings).stop()
+
+
+def serve(settings: Settings, *args: str) -> tuple[subprocess.Popen[str], str, Path]:
+    """`engram serve` on a free port with its own data directory, once /readyz says ready."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("NEO4J_", "ENGRAM_"))}
+    env.update(
+        ENGRAM_DATA_DIR=str(settings.data_dir),
+        ENGRAM_CACHE_DIR=str(settings.cache_dir),
+        ENGRAM_NEO4J_HEAP=settings.neo4j_heap,
+        ENGRAM_BROWSER="false",
+        ENGRAM_EMBED_INTERVAL="0",
+    )
+    port = free_port()
+    log = settings.data_dir.parent / "serve.log"
+    with log.open("w") as output:
+        process = subprocess.Popen(
+            [*ENGRAM, "serve", "--port", str(port), "--dev", *args],
+            env=env,
+            stdout=output,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 240
+    while time.monotonic() < deadline:
+        assert process.poll() is None, f"engram serve exited:\n{log.read_text()}"
+        try:
+            if httpx.get(f"{base}/readyz", timeout=2).status_code == 200:
+                return process, base, log
+        except httpx.TransportError:
+            pass
+        time.sleep(0.3)
+    process.kill()
+    pytest.fail(f"engram serve not ready in 240 s:\n{log.read_text()}")
+
+
+def gone(pid: int) -> bool:
+    """The process has exited (a zombie not yet reaped counts as exited)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0]
+    except OSError:
+        return True
+    return state == "Z"
+
+
+@pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+def test_engram_serve_stopped_by_a_signal_stops_the_neo4j_it_started(
+    own_settings: Settings, stop: signal.Signals
+) -> None:
+    process, base, log = serve(own_settings)
+    running_neo4j = LocalNeo4j(own_settings).status()
+    assert running_neo4j is not None
+    process.send_signal(stop)
+    assert process.wait(timeout=120) == 0, log.read_text()
+    assert gone(running_neo4j.pid)
+    assert LocalNeo4j(own_settings).status() is None
+    assert not (own_settings.neo4j_home / "server.json").exists()
+    assert "Neo4j stopped (it was started by this command" in log.read_text()
+    with pytest.raises(httpx.TransportError):
+        httpx.get(f"{base}/healthz", timeout=2)
+
+
+def test_engram_serve_with_keep_neo4j_leaves_it_running_after_sigterm(
+    own_settings: Settings,
+) -> None:
+    process, _, log = serve(own_settings, "--keep-neo4j")
+    running_neo4j = LocalNeo4j(own_settings).status()
+    assert running_neo4j is not None
+    process.send_signal(signal.SIGTERM)
+    assert process.wait(timeout=120) == 0, log.read_text()
+    still = LocalNeo4j(own_settings).status()
+    assert still is not None and still.pid == running_neo4j.pid
+    assert "Neo4j stopped" not in log.read_text()
+
+
+async def test_readyz_recovers_after_the_local_neo4j_is_killed_and_started_again(
+    own_settings: Settings,
+) -> None:
+    server = LocalNeo4j(own_settings)
+    target = resolve_target(own_settings)
+    assert target.local is not None and target.local.started_here
+    async with running(create_app(own_settings, target)) as http:
+        assert (await http.get("/readyz")).status_code == 200
+
+        os.kill(target.local.pid, signal.SIGKILL)
+        while not gone(target.local.pid):
+            time.sleep(0.1)
+        down = await http.get("/readyz")
+        assert (down.status_code, down.json()["status"]) == (503, "unready")
+        assert server.status() is None
+
+        again = server.start()
+        assert again.started_here is True
+        assert again.uri == target.uri, "the restarted Neo4j listens where the app looks"
+        deadline = time.monotonic() + 30
+        ready = await http.get("/readyz")
+        while ready.status_code != 200 and time.monotonic() < deadline:
+            time.sleep(0.5)
+            ready = await http.get("/readyz")
+        assert (ready.status_code, ready.json()["status"]) == (200, "ready")
