@@ -58,6 +58,10 @@ RETURN elementId(n) AS key, labels(n) AS labels, properties(n) AS props,
        CASE WHEN n:Episode
          THEN COUNT { (n)-[h:HAS_OBSERVATION]->() WHERE h.recordedAt > $watermark }
          ELSE 0 END AS observationsAfter,
+       CASE WHEN n:Episode
+         THEN COLLECT { MATCH (n)-[h:HAS_OBSERVATION]->(o) WHERE h.recordedAt <= $watermark
+                        RETURN [o.privacy, o.seq] }
+         ELSE [] END AS numberedByThen,
        CASE WHEN n:Episode AND n.status = 'superseded'
          THEN EXISTS { (n)<-[:SUPERSEDES]-(newer:Episode) WHERE newer.sealedAt <= $watermark }
          ELSE true END AS supersededByThen
@@ -208,6 +212,7 @@ async def _dump_nodes(
                 record["props"],
                 watermark,
                 observations_after=record["observationsAfter"],
+                numbered_by_then=record["numberedByThen"],
                 superseded_by_then=record["supersededByThen"],
             )
             row = {"key": record["key"], "labels": record["labels"]}

@@ -7,7 +7,8 @@ erased with the content they show:
 * an entity carries its current display `name` — the newest current `entity:` claim valid now,
   at or below the entity's own tier, else its canonical slug — and its kind as a second label
   (`:Person`, `:Org`, …) so Browser colours it;
-* a claim carries a short `caption` built from names (`Alice WORKS_AT Acme Corp`);
+* a claim carries a short one-line `caption` (`alice WORKS_AT acme`: the slugs of its own key,
+  never another claim's name, so forgetting a name or reading below a tier finds none);
 * a relation edge carries `current` (false once superseded), so a Browser query can draw the
   current graph only.
 """

@@ -209,9 +209,10 @@ async def _remember_in(
         authorities = {evidence[ref.target_id].authority for ref in item.evidence}
         mt.check_gate(memory_type, confidence=item.confidence, authorities=authorities)
         state = states[key]
-        if item.expected_revision is not None and item.expected_revision != state.head:
+        head = state.head_at(item.privacy)
+        if item.expected_revision is not None and item.expected_revision != head:
             raise RevisionConflict(
-                f"{key} is at revision {state.head}, not {item.expected_revision}",
+                f"{key} is at revision {head}, not {item.expected_revision}",
                 field="expectedRevision",
             )
         claim_id = _plan_item(
@@ -248,7 +249,7 @@ async def _results(
         if link["claimId"] in written:
             cited = evidence[link["targetId"]]
             links.setdefault(link["claimId"], []).append(cited.projection(link, ctx.now))
-    loaded = await load_claims(ctx.tx, [i for i in result_ids if i not in written])
+    loaded = await load_claims(ctx, [i for i in result_ids if i not in written])
     return [
         claim_record({**written[i], "recordedAt": ctx.now}, links.get(i, []))
         if i in written
@@ -345,7 +346,6 @@ def _plan_item(
         interval=interval,
         subject_name=subject.canonical if subject else None,
         object_name=obj.canonical if obj else None,
-        display_names=(subject.display if subject else None, obj.display if obj else None),
         reason=None if first_revision else f"{policy} policy: remembered again",
     )
     plan.create(row, state, revises=state.latest_current_id(item.privacy))

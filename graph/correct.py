@@ -59,7 +59,7 @@ UNWIND $copies AS copy
 MATCH (source:Claim {id: copy.fromId})-[e:SUPPORTED_BY]->(target)
 WHERE e.erasedAt IS NULL AND target.erasedAt IS NULL
 MATCH (claim:Claim {id: copy.toId})
-WHERE target.privacy >= claim.privacy
+WHERE target.privacy >= claim.privacy AND target.privacy <= $maxPrivacy
 CREATE (claim)-[e2:$(copy.kind)]->(target)
 SET e2 = properties(e), e2.recordedAt = $now, e2.privacy = claim.privacy,
     e2.note = copy.note
@@ -135,7 +135,7 @@ async def _correct_in(ctx: WriteContext, change: CorrectInput) -> Claim:
         replays = await find_replays(ctx, {change.idempotency_key: ("correct", fingerprint)})
         if change.idempotency_key in replays:
             claim_id = replays[change.idempotency_key].result["claimId"]
-            return (await load_claims(ctx.tx, [claim_id]))[claim_id]
+            return (await load_claims(ctx, [claim_id]))[claim_id]
 
     ids = [change.claim_id] + ([change.against_claim_id] if change.against_claim_id else [])
     found = {
@@ -146,9 +146,10 @@ async def _correct_in(ctx: WriteContext, change: CorrectInput) -> Claim:
     target = targets[0]
     states = await load_key_states(ctx, [t["key"] for t in targets])
     state = states[target["key"]]
-    if change.expected_revision is not None and change.expected_revision != state.head:
+    head = state.head_at(target["privacy"])
+    if change.expected_revision is not None and change.expected_revision != head:
         raise RevisionConflict(
-            f"{target['key']} is at revision {state.head}, not {change.expected_revision}",
+            f"{target['key']} is at revision {head}, not {change.expected_revision}",
             field="expectedRevision",
         )
     for row in targets:
@@ -197,7 +198,9 @@ async def _correct_in(ctx: WriteContext, change: CorrectInput) -> Claim:
         ]
         for copy in copies:
             copy["note"] = f"supports the disputing claim {copy['fromId']}"
-        await run(ctx.tx, COPY_EVIDENCE_AS, copies=copies, now=ctx.now)
+        await run(
+            ctx.tx, COPY_EVIDENCE_AS, copies=copies, now=ctx.now, maxPrivacy=int(ctx.max_privacy)
+        )
         await run(ctx.tx, LINK_DISPUTE, aId=new_row["id"], bId=other_row["id"], now=ctx.now)
 
     audit = AuditLog()
@@ -210,7 +213,7 @@ async def _correct_in(ctx: WriteContext, change: CorrectInput) -> Claim:
         detail=str(change.kind),
     )
     await audit.write(ctx)
-    return (await load_claims(ctx.tx, [new_row["id"]]))[new_row["id"]]
+    return (await load_claims(ctx, [new_row["id"]]))[new_row["id"]]
 
 
 def _existing_target(
@@ -308,7 +311,7 @@ async def _supersede(
             for piece in pieces_kept(interval_of(other), interval, keep_tail=True):
                 kept = plan.restate(ctx, other, state, piece)
                 evidence_plan.copy_support(other["id"], kept["id"])
-    names, display_names = await _names(ctx, old_row, object_id, object_name)
+    names = await _names(ctx, old_row, object_id, object_name)
     row = claim_row(
         ctx,
         key=old_row["key"],
@@ -328,16 +331,19 @@ async def _supersede(
         interval=interval,
         subject_name=names[0],
         object_name=names[1],
-        display_names=display_names,
         reason=change.reason,
     )
     plan.create(row, state, revises=str(old_row["id"]))
-    same_content = (
-        canonical_json(value) == old_row.get("valueJson")
+    validity_only = (
+        old_row["status"] in (ClaimStatus.ACTIVE.value, ClaimStatus.DISPUTED.value)
+        and interval != old_interval
+        and canonical_json(value) == old_row.get("valueJson")
         and object_id == old_row.get("objectId")
         and int(privacy) == int(old_row["privacy"])
+        and confidence == old_row["confidence"]
+        and row["importance"] == old_row["importance"]
     )
-    if same_content:
+    if validity_only:
         # Only the validity changed: what showed the fact still shows it for the time it held,
         # and the correction's evidence says why it holds for less (or more) of it.
         evidence_plan.copy_support(old_row["id"], row["id"])
@@ -356,24 +362,16 @@ def _old_value(row: dict[str, Any]) -> Any:
 ENTITY_CANONICALS: LiteralString = """
 UNWIND $ids AS id
 MATCH (e:Entity {id: id})
-RETURN e.id AS id, e.canonical AS canonical, coalesce(e.name, e.canonical) AS display
+RETURN e.id AS id, e.canonical AS canonical
 """
 
 
 async def _names(
     ctx: WriteContext, row: dict[str, Any], object_id: str | None, object_name: str | None
-) -> tuple[tuple[str | None, str | None], tuple[str | None, str | None]]:
-    """The subject's and object's canonical slugs (for the text) and display names (for the
-    caption)."""
+) -> tuple[str | None, str | None]:
     ids = [i for i in (row.get("subjectId"), object_id) if i]
     if not ids:
-        return (None, object_name), (None, object_name)
-    found = {r["id"]: r for r in await run(ctx.tx, ENTITY_CANONICALS, ids=ids)}
+        return None, object_name
+    found = {r["id"]: r["canonical"] for r in await run(ctx.tx, ENTITY_CANONICALS, ids=ids)}
     subject = found.get(row.get("subjectId") or "")
-    obj = found.get(object_id) if object_id else None
-    canonical = (
-        subject["canonical"] if subject else None,
-        object_name or (obj["canonical"] if obj else None),
-    )
-    display = (subject["display"] if subject else None, obj["display"] if obj else object_name)
-    return canonical, display
+    return subject, object_name or (found.get(object_id) if object_id else None)

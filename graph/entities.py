@@ -27,8 +27,7 @@ WHERE m.supersededAt IS NULL AND m.erasedAt IS NULL AND m.validFrom <= $now
   AND m.privacy <= $maxPrivacy AND survivor.privacy <= $maxPrivacy
 WITH ref, coalesce(survivor, e) AS target
 WHERE target.erasedAt IS NULL
-RETURN ref, target.id AS id, target.key AS key, target.canonical AS canonical,
-       coalesce(target.name, target.canonical) AS display
+RETURN ref, target.id AS id, target.key AS key, target.canonical AS canonical
 """
 
 ENTITIES_BY_ID: LiteralString = (
@@ -72,8 +71,7 @@ WHERE m.supersededAt IS NULL AND m.erasedAt IS NULL AND m.validFrom <= $now
 WITH DISTINCT name, coalesce(survivor, e) AS target
 ORDER BY target.privacy, target.recordedAt
 WITH name, target.key AS key, head(collect(target)) AS target
-RETURN name AS ref, target.id AS id, key, target.canonical AS canonical,
-       coalesce(target.name, target.canonical) AS display
+RETURN name AS ref, target.id AS id, key, target.canonical AS canonical
 """
 
 
@@ -106,8 +104,6 @@ class ResolvedEntity:
     id: str
     key: str
     canonical: str
-    display: str = ""
-    """Its display name now (what a caption shows)."""
 
 
 async def resolve_entities(
@@ -146,5 +142,5 @@ async def resolve_entities(
                 field=field,
             )
         row = next(iter(unique.values()))
-        resolved[ref] = ResolvedEntity(row["id"], row["key"], row["canonical"], row["display"])
+        resolved[ref] = ResolvedEntity(row["id"], row["key"], row["canonical"])
     return resolved

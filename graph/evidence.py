@@ -62,7 +62,7 @@ UNWIND $copies AS copy
 MATCH (old:Claim {id: copy.fromId})-[e:SUPPORTED_BY]->(target)
 WHERE e.erasedAt IS NULL AND target.erasedAt IS NULL
 MATCH (new:Claim {id: copy.toId})
-WHERE target.privacy >= new.privacy
+WHERE target.privacy >= new.privacy AND target.privacy <= $maxPrivacy
 CREATE (new)-[e2:SUPPORTED_BY]->(target)
 SET e2 = properties(e), e2.recordedAt = $now, e2.privacy = new.privacy
 """
@@ -220,4 +220,10 @@ class EvidencePlan:
         if artifacts:
             await run(ctx.tx, LINK_ARTIFACTS, links=artifacts, now=ctx.now)
         if self.copies:
-            await run(ctx.tx, COPY_SUPPORT, copies=self.copies, now=ctx.now)
+            await run(
+                ctx.tx,
+                COPY_SUPPORT,
+                copies=self.copies,
+                now=ctx.now,
+                maxPrivacy=int(ctx.max_privacy),
+            )

@@ -426,12 +426,18 @@ async def withdraw_grants(ctx: WriteContext) -> int:
 
 
 async def erase(
-    ctx: WriteContext, selection: Selection, *, held: set[str] | None = None
+    ctx: WriteContext,
+    selection: Selection,
+    *,
+    held: set[str] | None = None,
+    exclusive_evidence: bool = True,
 ) -> Erasure:
     """Erase the selected ids (and cascade); used by forget, retention purge and restore.
 
     Evidence that supported nothing but the erased claims goes too — unless a legal hold
     keeps it (`held`): a hold preserves evidence even when the claim drawn from it is forgotten.
+    A ledger replay passes `exclusive_evidence=False`: the tombstone lists what went, and
+    working it out again at another tier, without the holds of then, could take more.
     """
     held = held or set()
     erasure = Erasure()
@@ -441,7 +447,7 @@ async def erase(
         await withdraw_grants(ctx)
         await run(ctx.tx, CLOSE_SPACE, spaceId=ctx.space_id, now=ctx.now)
         return erasure
-    if selection.claims:
+    if selection.claims and exclusive_evidence:
         # Source material that only ever supported what is forgotten goes with it: a forgotten
         # fact must not live on verbatim in the message it was taken from.
         exclusive = await run(

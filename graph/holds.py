@@ -11,7 +11,8 @@ check: a hold on a subject + predicate also covers claims with them written afte
 from __future__ import annotations
 
 import json
-from dataclasses import replace
+from contextlib import suppress
+from dataclasses import dataclass, replace
 from typing import LiteralString
 
 from neo4j import AsyncManagedTransaction
@@ -20,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from graph.actor import Actor
 from graph.audit import AuditLog
 from graph.db import Graph, run
+from graph.entities import EntityRef
 from graph.errors import Forgotten, LegalHold, NotFound
 from graph.model import Privacy
 from graph.selectors import Selection, Selector, SelectorKind, select
@@ -33,7 +35,8 @@ SET h = $props, h.recordedAt = $now
 ACTIVE_HOLDS: LiteralString = """
 MATCH (h:LegalHold {spaceId: $spaceId})
 WHERE h.releasedAt IS NULL
-RETURN h.id AS id, h.selectorJson AS selector, h.reason AS reason
+RETURN h.id AS id, h.selectorJson AS selector, h.reason AS reason,
+       coalesce(h.privacy, 3) AS privacy
 """
 
 EVIDENCE_OF_CLAIMS: LiteralString = """
@@ -65,14 +68,18 @@ async def set_legal_hold(graph: Graph, space: str, hold: HoldInput, *, actor: Ac
     async def work(tx: AsyncManagedTransaction) -> str:
         actor.check_legal(space)
         ctx = await begin_write(tx, space, actor)
-        await select(ctx, hold.selector)
+        selection = await select(ctx, hold.selector)
+        selector = hold.selector
+        if selection.subject_id is not None:
+            # Held by id: a later rename, or another entity taking the name, changes nothing.
+            selector = selector.model_copy(update={"subject": EntityRef(id=selection.subject_id)})
         hold_id = new_id()
         props = {
             "id": hold_id,
             "spaceId": ctx.space_id,
             # Only a legal holder at this tier or above may see and release it.
             "privacy": int(ctx.max_privacy),
-            "selectorJson": hold.selector.model_dump_json(),
+            "selectorJson": selector.model_dump_json(),
             "reason": hold.reason,
             "actor": ctx.actor,
         }
@@ -114,49 +121,73 @@ async def release_legal_hold(
     return await graph.write_tx(work)
 
 
-async def held_ids(ctx: WriteContext) -> tuple[set[str], list[tuple[str, str, bool]]]:
-    """Ids active holds cover now, and the holds (id, reason, covers the whole space).
+@dataclass(frozen=True)
+class ActiveHold:
+    id: str
+    reason: str
+    whole_space: bool
+    privacy: int
+    covers: frozenset[str]
+
+
+async def active_holds(ctx: WriteContext) -> list[ActiveHold]:
+    """The holds in force, each with the ids it covers now.
 
     A hold covers what its selector selects at every tier, whoever asks: it was placed by
     someone with the legal grant, and it binds every writer."""
-    covered: set[str] = set()
-    holds: list[tuple[str, str, bool]] = []
+    holds: list[ActiveHold] = []
     everything = replace(ctx, max_privacy=Privacy.SECRET)
     for row in await run(ctx.tx, ACTIVE_HOLDS, spaceId=ctx.space_id):
         held_selector = Selector.model_validate(json.loads(row["selector"]))
         whole = held_selector.kind is SelectorKind.SPACE
-        holds.append((row["id"], row["reason"], whole))
-        if whole:
-            continue
-        try:
-            covered |= (await select(everything, held_selector)).all_ids()
-        except (NotFound, Forgotten):  # nothing left that the hold could cover
-            continue
-    return covered, holds
+        covers: set[str] = set()
+        if not whole:
+            # NotFound / Forgotten: nothing is left that the hold could cover.
+            with suppress(NotFound, Forgotten):
+                covers = (await select(everything, held_selector)).all_ids()
+        holds.append(ActiveHold(row["id"], row["reason"], whole, row["privacy"], frozenset(covers)))
+    return holds
+
+
+async def held_ids(ctx: WriteContext) -> tuple[set[str], list[tuple[str, str, bool]]]:
+    """Ids active holds cover now, and the holds (id, reason, covers the whole space)."""
+    holds = await active_holds(ctx)
+    covered = set().union(*(hold.covers for hold in holds))
+    return covered, [(hold.id, hold.reason, hold.whole_space) for hold in holds]
 
 
 async def check_holds(ctx: WriteContext, selection: Selection) -> set[str]:
     """Refuse with LEGAL_HOLD when an active hold covers anything in `selection` — or anything
     a held claim rests on, since erasing its evidence would strip it or cascade it to
     retracted. Returns the ids holds cover (so erasure leaves held evidence alone)."""
-    covered, holds = await held_ids(ctx)
-    whole = next((hold for hold in holds if hold[2]), None)
-    if whole is not None or (holds and selection.whole_space):
-        _refuse(ctx, [whole or holds[0]])
+    holds = await active_holds(ctx)
     if not holds:
-        return covered
-    support = {row["id"] for row in await run(ctx.tx, EVIDENCE_OF_CLAIMS, ids=sorted(covered))}
-    if (covered | support) & selection.all_ids():
-        _refuse(ctx, holds)
-    return covered
+        return set()
+    chosen = selection.all_ids()
+    refusing = [h for h in holds if h.whole_space or selection.whole_space]
+    for hold in holds:
+        if hold in refusing or not hold.covers:
+            continue
+        rests_on = await run(ctx.tx, EVIDENCE_OF_CLAIMS, ids=sorted(hold.covers))
+        if (hold.covers | {row["id"] for row in rests_on}) & chosen:
+            refusing.append(hold)
+    if refusing:
+        _refuse(ctx, refusing)
+    return set().union(*(hold.covers for hold in holds))
 
 
-def _refuse(ctx: WriteContext, holds: list[tuple[str, str, bool]]) -> None:
-    """LEGAL_HOLD; only a caller with the legal grant learns which hold and why."""
-    if ctx.legal:
-        hold_id, reason, _ = holds[0] if len(holds) == 1 else ("(several)", "holds", False)
+def _refuse(ctx: WriteContext, holds: list[ActiveHold]) -> None:
+    """LEGAL_HOLD; only a caller with the legal grant, at the tier a hold was placed at or
+    above, learns which hold it is and why."""
+    named = [h for h in holds if ctx.legal and h.privacy <= ctx.max_privacy]
+    if len(named) == len(holds) == 1:
         raise LegalHold(
-            f"legal hold {hold_id} ({reason}) covers this data; release it first",
+            f"legal hold {named[0].id} ({named[0].reason}) covers this data; release it first",
             field="selector",
+        )
+    if named and len(named) == len(holds):
+        listed = ", ".join(f"{h.id} ({h.reason})" for h in named)
+        raise LegalHold(
+            f"legal holds {listed} cover this data; release them first", field="selector"
         )
     raise LegalHold("a legal hold covers this data", field="selector")

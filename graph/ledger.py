@@ -143,7 +143,7 @@ async def _apply(target: Graph, tombstone: dict[str, Any], *, insert: bool) -> N
             else:
                 for found in await run(tx, IDS_BY_LABEL, ids=tombstone.get("erasedIds") or []):
                     getattr(selection, found["kind"]).add(found["id"])
-            erasure = await erase(ctx, selection)
+            erasure = await erase(ctx, selection, exclusive_evidence=False)
             if tombstone.get("liftedJson"):
                 lifts = json.loads(tombstone["liftedJson"])
                 await run(

@@ -11,8 +11,6 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, LiteralString
 
-from neo4j import AsyncManagedTransaction
-
 from graph import memory_types as mt
 from graph.captions import caption, kind_label, refresh_display_names
 from graph.db import run
@@ -49,7 +47,7 @@ LOAD_CLAIMS: LiteralString = (
 UNWIND $ids AS id
 MATCH (c:Claim {id: id})
 OPTIONAL MATCH (c)-[e:SUPPORTED_BY|CONTRADICTED_BY|CORRECTED_BY]->(t)
-WHERE t.erasedAt IS NULL AND e.erasedAt IS NULL
+WHERE t.erasedAt IS NULL AND e.erasedAt IS NULL AND t.privacy <= $maxPrivacy
 RETURN properties(c) AS claim, collect(CASE WHEN t IS NULL THEN NULL ELSE """
     + EVIDENCE_PROJECTION
     + """ END) AS evidence
@@ -128,6 +126,11 @@ class KeyState:
         """The newest revision number the writer can see (0 for a key new to it)."""
         return max(self.heads.values(), default=0)
 
+    def head_at(self, privacy: Privacy | int) -> int:
+        """The revision a write at `privacy` follows (what `expectedRevision` names): the
+        newest number at that tier or below."""
+        return max((n for p, n in self.heads.items() if p <= int(privacy)), default=0)
+
     def next_revision(self, privacy: Privacy | int) -> int:
         """The number of a new row at `privacy`: after every row at that tier or below."""
         tier = int(privacy)
@@ -168,10 +171,11 @@ async def load_key_states(ctx: WriteContext, keys: list[str]) -> dict[str, KeySt
     }
 
 
-async def load_claims(tx: AsyncManagedTransaction, ids: list[str]) -> dict[str, Claim]:
-    """Claim rows by id with all their unerased evidence (for command results, replays
-    included); FORGOTTEN when one was erased — a replay never brings content back."""
-    rows = await run(tx, LOAD_CLAIMS, ids=sorted(set(ids)))
+async def load_claims(ctx: WriteContext, ids: list[str]) -> dict[str, Claim]:
+    """Claim rows by id with their unerased evidence at or below the writer's tier (for
+    command results, replays included); FORGOTTEN when one was erased — a replay never
+    brings content back."""
+    rows = await run(ctx.tx, LOAD_CLAIMS, ids=sorted(set(ids)), maxPrivacy=int(ctx.max_privacy))
     for row in rows:
         if row["claim"].get("erasedAt") is not None:
             raise Forgotten(f"claim {row['claim']['id']} was forgotten", field="idempotencyKey")
@@ -195,10 +199,10 @@ def claim_row(
     object_name: str | None,
     reason: str | None,
     status: ClaimStatus = ClaimStatus.ACTIVE,
-    display_names: tuple[str | None, str | None] = (None, None),
 ) -> dict[str, Any]:
-    """The property map of a new claim row: its text (for search) names entities by their
-    canonical slugs, its caption (for people) by their display names."""
+    """The property map of a new claim row: its text (for search) and its caption (for
+    people) name entities by the slugs of their keys — the claim's own content, so forgetting
+    an entity's name or reading at a lower tier never finds a name in a caption."""
     row: dict[str, Any] = {
         "id": new_id(),
         "spaceId": ctx.space_id,
@@ -230,9 +234,7 @@ def claim_row(
     elif memory_type is MemoryType.FACT:
         rendered = object_name if object_name is not None else mt.summarize(value)
         summary = f"{subject_name} {content['predicate']} {rendered}"
-        subject_shown = display_names[0] or subject_name
-        object_shown = display_names[1] or rendered
-        shown = f"{subject_shown} {content['predicate']} {object_shown}"
+        shown = summary
     else:
         summary = mt.summarize(value)
         shown = f"{key.split(':', 1)[1]}: {summary}"

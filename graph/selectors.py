@@ -114,9 +114,13 @@ RETURN collect(o.id) AS ids
 
 CLAIMS_ABOUT_ENTITY: LiteralString = """
 CALL () {
-  MATCH (c:Claim {subjectId: $id}) RETURN c.key AS key
+  MATCH (c:Claim {subjectId: $id})
+  WHERE c.spaceId = $spaceId AND c.privacy <= $maxPrivacy
+  RETURN c.key AS key
   UNION
-  MATCH (c:Claim {objectId: $id}) RETURN c.key AS key
+  MATCH (c:Claim {objectId: $id})
+  WHERE c.spaceId = $spaceId AND c.privacy <= $maxPrivacy
+  RETURN c.key AS key
 }
 WITH DISTINCT key
 MATCH (row:Claim {spaceId: $spaceId, key: key})

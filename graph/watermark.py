@@ -42,11 +42,13 @@ def node_at(
     watermark: datetime,
     *,
     observations_after: int = 0,
+    numbered_by_then: list[list[int]] | None = None,
     superseded_by_then: bool = True,
 ) -> dict[str, Any]:
     """`props` of a node recorded by `watermark`, as they were at `watermark`.
 
-    `observations_after`: an episode's observations recorded after it; `superseded_by_then`:
+    `observations_after`: an episode's observations recorded after it; `numbered_by_then`: the
+    `[privacy, seq]` of those recorded by it; `superseded_by_then`:
     whether the newer episode that superseded this one was sealed by `watermark`.
     """
     props = dict(props)
@@ -68,7 +70,13 @@ def node_at(
             props["status"] = "open"
             props.pop("sealedAt", None)
             props.pop("endedAt", None)
-        if observations_after:
+        if observations_after and "observationCounts" in props:
+            # Numbered per tier: each tier's count is the highest number it had given by then.
+            counts = [0] * len(props["observationCounts"])
+            for privacy, seq in numbered_by_then or []:
+                counts[int(privacy)] = max(counts[int(privacy)], int(seq))
+            props["observationCounts"] = counts
+        elif observations_after:
             props["observationCount"] = int(props.get("observationCount") or 0) - observations_after
     return props
 
@@ -78,6 +86,8 @@ def relationship_at(kind: str, props: dict[str, Any], watermark: datetime) -> di
     props = dict(props)
     if _after(props.get("supersededAt"), watermark):
         props.pop("supersededAt", None)
+        if "current" in props:
+            props["current"] = True
         if kind == "MERGED_INTO":
             props.pop("undoReason", None)
     return props

@@ -72,7 +72,7 @@ async def test_a_fact_is_captioned_with_names_and_its_edge_says_whether_it_is_cu
         object={"key": "entity:org:acme"},
     )
     [row] = await story.graph.read("MATCH (c:Claim {id: $id}) RETURN c.caption AS c", id=fact.id)
-    assert row["c"] == "Alice Smith WORKS_AT Acme Corp"
+    assert row["c"] == "alice WORKS_AT acme", "the slugs of its own key: no name of another claim"
     await story.correct(
         claim_id=fact.id,
         kind="SUPERSEDE",
@@ -102,7 +102,7 @@ async def test_a_merge_leaves_each_entity_its_own_name(story: Story) -> None:
     assert (await shown(story.graph, "entity:org:acme"))["name"] == "Acme Corp"
 
 
-async def test_forgetting_an_entity_erases_its_name_and_kind_label(
+async def test_forgetting_an_entity_erases_its_name_kind_label_and_captions(
     story: Story, test_settings: Settings
 ) -> None:
     [alice] = await story.graph.read(
@@ -120,6 +120,6 @@ async def test_forgetting_an_entity_erases_its_name_and_kind_label(
     )
     assert row == {"name": None, "labels": ["Entity"]}
     captions = await story.graph.read(
-        "MATCH (c:Claim) WHERE c.caption CONTAINS 'Alice' RETURN c.caption AS caption"
+        "MATCH (c:Claim) WHERE c.caption CONTAINS 'alice' RETURN c.caption AS caption"
     )
     assert captions == []
