@@ -28,7 +28,8 @@ RETURN COUNT { MATCH (c:Claim {spaceId: s.id}) } AS n
 EPISODES = """
 MATCH (s:Space {name: $space}), (e:Episode {spaceId: s.id})
 RETURN e.kind AS kind, e.status AS status, e.title AS title,
-       e.observationCount AS observations
+       reduce(top = 0, n IN e.observationCounts | CASE WHEN n > top THEN n ELSE top END)
+         AS observations
 """
 OBSERVATIONS = """
 MATCH (s:Space {name: $space}), (e:Episode {spaceId: s.id})-[:HAS_OBSERVATION]->(o)
