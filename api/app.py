@@ -51,7 +51,6 @@ from graph.apikeys import DEV, authenticate
 from graph.db import UNAVAILABLE, Graph, Neo4jTarget, connect
 from graph.embeddings import Embedder, embed_pending
 from graph.errors import SetupError
-from graph.forget import purge_blobs, purge_spaces
 from graph.migrate import migrate, pending
 from graph.neomodel_bridge import (
     bind_context_database,
@@ -60,6 +59,7 @@ from graph.neomodel_bridge import (
     release_driver,
     share_driver,
 )
+from graph.purge_outbox import purge_blobs, purge_spaces
 from graph.settings import Settings
 
 log = logging.getLogger("engram")

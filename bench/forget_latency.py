@@ -54,7 +54,7 @@ from bench._support import (
 )
 from bench.generate import generate
 from bench.mix import END, ClaimMix, entity_counts
-from graph import audit, entities, holds, revisions, selectors, writing
+from graph import audit, entities, erasure, holds, purge_outbox, revisions, selectors, writing
 from graph import forget as forgetting
 from graph.actor import Actor
 from graph.claims import RememberInput, remember
@@ -62,8 +62,9 @@ from graph.db import Graph, query_count
 from graph.embeddings import Embedder
 from graph.entities import EntityRef
 from graph.episodes import ObservationInput, OpenEpisodeInput, open_episode, record_observations
-from graph.forget import ForgetInput, ForgetReceipt, forget, purge_blobs
+from graph.forget import ForgetInput, ForgetReceipt, forget
 from graph.model import Privacy, Role
+from graph.purge_outbox import purge_blobs
 from graph.selectors import Selector, SelectorKind
 
 ACTOR = Actor.operator("bench:forget_latency")
@@ -509,12 +510,12 @@ async def forget_cases(
     )
     observed = await graph.read(selectors.OBSERVATIONS_OF_EPISODE, id=targets.spare_episode)
     observations = sorted(observed[0]["ids"])
-    citing = await graph.read(forgetting.CLAIMS_CITING_OBSERVATIONS, ids=observations)
+    citing = await graph.read(erasure.CLAIMS_CITING_OBSERVATIONS, ids=observations)
     citing_ids = sorted(row["id"] for row in citing)
     cases: list[tuple[str, str, LiteralString, dict[str, Any]]] = [
         ("all", "writing.TICK_IN_SPACE", writing.TICK_IN_SPACE, {"space": space}),
         ("all", "holds.ACTIVE_HOLDS", holds.ACTIVE_HOLDS, space_params),
-        ("all", "forget.SPACE_SALT", forgetting.SPACE_SALT, {**space_params, "fresh": "x"}),
+        ("all", "erasure.SPACE_SALT", erasure.SPACE_SALT, {**space_params, "fresh": "x"}),
         (
             "all",
             "forget.CREATE_TOMBSTONE",
@@ -527,12 +528,12 @@ async def forget_cases(
             audit.CREATE_AUDIT_EVENTS,
             {"events": [{"id": "bench-profile"}], "now": now, **space_params, "actor": ACTOR.name},
         ),
-        ("all", "forget.PENDING_BLOBS", forgetting.PENDING_BLOBS, {}),
+        ("all", "purge_outbox.PENDING_BLOBS", purge_outbox.PENDING_BLOBS, {}),
     ]
     for kind, ids in (("claim", of_key[0]["ids"]), ("subject+predicate", of_pair[0]["ids"])):
         cases += [
-            (kind, "forget.EXCLUSIVE_EVIDENCE", forgetting.EXCLUSIVE_EVIDENCE, {"ids": ids}),
-            (kind, "forget.ERASE_CLAIMS", forgetting.ERASE_CLAIMS, {"ids": ids, "now": now}),
+            (kind, "erasure.EXCLUSIVE_EVIDENCE", erasure.EXCLUSIVE_EVIDENCE, {"ids": ids}),
+            (kind, "erasure.ERASE_CLAIMS", erasure.ERASE_CLAIMS, {"ids": ids, "now": now}),
         ]
     cases += [
         (
@@ -567,37 +568,37 @@ async def forget_cases(
         ),
         (
             "episode",
-            "forget.CLAIMS_CITING_OBSERVATIONS",
-            forgetting.CLAIMS_CITING_OBSERVATIONS,
+            "erasure.CLAIMS_CITING_OBSERVATIONS",
+            erasure.CLAIMS_CITING_OBSERVATIONS,
             {"ids": observations},
         ),
         (
             "episode",
-            "forget.OBSERVATION_TEXTS",
-            forgetting.OBSERVATION_TEXTS,
+            "erasure.OBSERVATION_TEXTS",
+            erasure.OBSERVATION_TEXTS,
             {"ids": observations},
         ),
         (
             "episode",
-            "forget.ERASE_OBSERVATIONS",
-            forgetting.ERASE_OBSERVATIONS,
+            "erasure.ERASE_OBSERVATIONS",
+            erasure.ERASE_OBSERVATIONS,
             {"ids": observations, "now": now},
         ),
         (
             "episode",
-            "forget.ERASE_EPISODES",
-            forgetting.ERASE_EPISODES,
+            "erasure.ERASE_EPISODES",
+            erasure.ERASE_EPISODES,
             {"ids": [targets.spare_episode], "now": now},
         ),
         (
             "episode",
-            "forget.CASCADE",
-            forgetting.CASCADE,
+            "erasure.CASCADE",
+            erasure.CASCADE,
             {
                 "ids": citing_ids,
                 **space_params,
                 "now": now,
-                "reason": forgetting.CASCADE_REASON,
+                "reason": erasure.CASCADE_REASON,
                 "actor": ACTOR.name,
             },
         ),

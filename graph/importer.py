@@ -43,9 +43,9 @@ from graph.episodes import (
     record_observations_in,
     seal_episode,
 )
+from graph.erasure import content_fingerprint
 from graph.errors import EngramError, ErrorCode, ValidationFailed
 from graph.evidence import EvidenceRef
-from graph.forget import content_fingerprint
 from graph.inputs import parse
 from graph.model import (
     Authority,

@@ -14,7 +14,7 @@ from typing import Any, LiteralString
 from neo4j import AsyncManagedTransaction
 
 from graph.db import Graph, run
-from graph.forget import CASCADE, CASCADE_REASON, Erasure, erase
+from graph.erasure import CASCADE, CASCADE_REASON, Erasure, erase
 from graph.model import Privacy
 from graph.selectors import Selection
 from graph.timeutil import to_native

@@ -25,11 +25,11 @@ from typing import Any, LiteralString
 from graph.archive import Progress, decode, read_manifest
 from graph.db import Graph
 from graph.errors import SetupError
-from graph.forget import purge_blobs, purge_spaces
 from graph.integrity import violations
 from graph.ledger import replay_ledger, retract_orphans
 from graph.migrate import load as load_migrations
 from graph.migrate import migrate
+from graph.purge_outbox import purge_blobs, purge_spaces
 
 BATCH = 2000
 LEDGER_IN_NODES = "engram-backup/1"

@@ -27,9 +27,11 @@ from graph import memory_types as mt
 from graph.actor import Actor
 from graph.audit import AuditLog
 from graph.db import Graph, run
-from graph.forget import erase, purge_blobs, write_tombstone
+from graph.erasure import erase
+from graph.forget import write_tombstone
 from graph.holds import held_ids
 from graph.model import MemoryType, canonical_json
+from graph.purge_outbox import purge_blobs
 from graph.records import native_props
 from graph.selectors import Selection
 from graph.writing import begin_write

@@ -27,7 +27,8 @@ from graph.embeddings import (
     store,
 )
 from graph.errors import SetupError
-from graph.forget import ForgetInput, forget, purge_spaces
+from graph.forget import ForgetInput, forget
+from graph.purge_outbox import purge_spaces
 from graph.search import search
 from graph.selectors import Selector, SelectorKind
 from graph.settings import Settings
