@@ -331,7 +331,7 @@ def _plan_item(
                 kept = plan.restate(ctx, old, state, piece)
                 evidence_plan.copy_support(old["id"], kept["id"])
 
-    first_revision = state.head == 0
+    first_revision = state.head_at(item.privacy) == 0
     row = claim_row(
         ctx,
         key=key,

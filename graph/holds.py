@@ -42,7 +42,7 @@ RETURN h.id AS id, h.selectorJson AS selector, h.reason AS reason,
 EVIDENCE_OF_CLAIMS: LiteralString = """
 UNWIND $ids AS id
 MATCH (:Claim {id: id})-[:SUPPORTED_BY|CONTRADICTED_BY|CORRECTED_BY]->(t)
-RETURN DISTINCT t.id AS id
+RETURN id AS claimId, collect(DISTINCT t.id) AS evidence
 """
 
 RELEASE_HOLD: LiteralString = """
@@ -164,16 +164,21 @@ async def check_holds(ctx: WriteContext, selection: Selection) -> set[str]:
     if not holds:
         return set()
     chosen = selection.all_ids()
-    refusing = [h for h in holds if h.whole_space or selection.whole_space]
-    for hold in holds:
-        if hold in refusing or not hold.covers:
-            continue
-        rests_on = await run(ctx.tx, EVIDENCE_OF_CLAIMS, ids=sorted(hold.covers))
-        if (hold.covers | {row["id"] for row in rests_on}) & chosen:
-            refusing.append(hold)
+    covered = set().union(*(hold.covers for hold in holds))
+    rests_on = {
+        row["claimId"]: set(row["evidence"])
+        for row in await run(ctx.tx, EVIDENCE_OF_CLAIMS, ids=sorted(covered))
+    }
+    refusing = [
+        hold
+        for hold in holds
+        if hold.whole_space
+        or selection.whole_space
+        or (hold.covers.union(*(rests_on.get(i, set()) for i in hold.covers)) & chosen)
+    ]
     if refusing:
         _refuse(ctx, refusing)
-    return set().union(*(hold.covers for hold in holds))
+    return covered
 
 
 def _refuse(ctx: WriteContext, holds: list[ActiveHold]) -> None:

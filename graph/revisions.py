@@ -121,11 +121,6 @@ class KeyState:
     entity_id: str | None = None
     entity_privacy: int | None = None
 
-    @property
-    def head(self) -> int:
-        """The newest revision number the writer can see (0 for a key new to it)."""
-        return max(self.heads.values(), default=0)
-
     def head_at(self, privacy: Privacy | int) -> int:
         """The revision a write at `privacy` follows (what `expectedRevision` names): the
         newest number at that tier or below."""

@@ -35,6 +35,18 @@ async def alice_works_at_acme(story: Story) -> Claim:
     )
 
 
+async def she_left_at_the_end_of_june(story: Story, claim: Claim) -> Claim:
+    """SUPERSEDE the claim to end on day 181, on what she said on day 200."""
+    left = await story.say("I left Acme at the end of June", at=day(200))
+    return await story.correct(
+        claim_id=claim.id,
+        kind="SUPERSEDE",
+        valid_to=day(181),
+        reason="she left",
+        evidence=[{"observation_id": left}],
+    )
+
+
 async def relations(graph: Graph) -> list[dict[str, object]]:
     return await graph.read(
         "MATCH (:Entity)-[r:WORKS_AT]->(:Entity) "
@@ -94,14 +106,7 @@ async def test_the_view_before_a_correction_was_recorded_shows_the_old_revision(
 ) -> None:
     claim = await alice_works_at_acme(story)
     before_correction = (await story.view()).known_at
-    left = await story.say("I left Acme", at=day(200))
-    await story.correct(
-        claim_id=claim.id,
-        kind="SUPERSEDE",
-        valid_to=day(181),
-        reason="she left",
-        evidence=[{"observation_id": left}],
-    )
+    await she_left_at_the_end_of_june(story, claim)
     in_2025 = day(400)
     then = await story.view(as_of=in_2025, known_at=before_correction)
     assert [c.revision for c in await claims_by_key(story.graph, then, WORKS_AT)] == [1]
@@ -275,14 +280,7 @@ async def test_an_explanation_cites_what_supported_the_relation_then_around_a_co
 ) -> None:
     claim = await alice_works_at_acme(story)
     before = (await story.view()).known_at
-    left = await story.say("I left Acme at the end of June", at=day(200))
-    await story.correct(
-        claim_id=claim.id,
-        kind="SUPERSEDE",
-        valid_to=day(181),
-        reason="she left",
-        evidence=[{"observation_id": left}],
-    )
+    await she_left_at_the_end_of_june(story, claim)
     alice, acme = claim.subject_id, claim.object_id
     assert alice is not None and acme is not None
 
