@@ -29,7 +29,7 @@ KIND_LABELS: dict[str, str] = {kind.value: kind.value.title() for kind in Entity
 ENTITY_KIND_LABELS: LiteralString = ":Person:Org:Project:Repo:File:Url:Topic:Other"
 """Every kind label, for removing them all when an entity is erased (a literal, since it is
 spliced into Cypher; checked against the allow-list below)."""
-if ENTITY_KIND_LABELS != "".join(f":{label}" for label in KIND_LABELS.values()):
+if "".join(f":{label}" for label in KIND_LABELS.values()) != ENTITY_KIND_LABELS:
     raise RuntimeError("ENTITY_KIND_LABELS must list every EntityKind's label")
 
 REFRESH_DISPLAY_NAMES: LiteralString = """
