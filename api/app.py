@@ -41,26 +41,26 @@ from strawberry.asgi import GraphQL
 from strawberry.http import GraphQLHTTPResponse, GraphQLRequestData
 from strawberry.types import ExecutionResult
 
-from api.context import EngramContext
-from api.errors import neo4j_unavailable
+from api.graphql.error_types import neo4j_unavailable
+from api.graphql.request_body import PayloadRefused, check_body_is_an_object, decode_request_json
+from api.graphql.request_context import EngramContext
+from api.graphql.schema import build_schema
 from api.guards import BodyLimit, InFlightLimit
-from api.payload import PayloadRefused, check_body_is_an_object, decode_request_json
-from api.schema import build_schema
-from graph.actor import Actor
-from graph.apikeys import DEV, authenticate
-from graph.db import UNAVAILABLE, Graph, Neo4jTarget, connect
-from graph.embeddings import Embedder, embed_pending
-from graph.errors import SetupError
-from graph.migrate import migrate, pending
-from graph.neomodel_bridge import (
+from graph.commands.apikeys import DEV, authenticate
+from graph.domain.actor import Actor
+from graph.domain.errors import SetupError
+from graph.erasure.purge_outbox import purge_blobs, purge_spaces
+from graph.meaning.embeddings import Embedder, embed_pending
+from graph.store.db import UNAVAILABLE, Graph, Neo4jTarget, connect
+from graph.store.migrate import migrate, pending
+from graph.store.neomodel_bridge import (
     bind_context_database,
     neomodel_database,
     neomodel_driver_is,
     release_driver,
     share_driver,
 )
-from graph.purge_outbox import purge_blobs, purge_spaces
-from graph.settings import Settings
+from graph.store.settings import Settings
 
 log = logging.getLogger("engram")
 access_log = logging.getLogger("engram.access")

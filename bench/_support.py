@@ -29,12 +29,12 @@ from rich.progress import (
 )
 from rich.text import Text
 
-from graph import db
-from graph.db import Graph, connect, resolve_target
-from graph.embeddings import Embedder, count_pending, embed_pending
-from graph.migrate import migrate
-from graph.settings import get_settings
-from graph.spaces import list_spaces
+from graph.commands.spaces import list_spaces
+from graph.meaning.embeddings import Embedder, count_pending, embed_pending
+from graph.store import db
+from graph.store.db import Graph, connect, resolve_target
+from graph.store.migrate import migrate
+from graph.store.settings import get_settings
 
 BENCH_PREFIX = "bench"
 
@@ -197,7 +197,7 @@ def _steps(root: dict[str, Any] | None) -> list[PlanStep]:
 @contextmanager
 def timed_queries() -> Iterator[dict[str, list[float]]]:
     """Milliseconds of every query graph/'s commands run inside their transactions, by query text,
-    while the block runs. The modules import `graph.db.run` by name, so each loaded module's
+    while the block runs. The modules import `graph.store.db.run` by name, so each loaded module's
     reference is swapped for a timing wrapper and restored after (graph/ is not changed)."""
     original = db.run
     times: dict[str, list[float]] = {}

@@ -1,7 +1,7 @@
 """Do writes go on while a backup runs? Write latency during a backup beside idle write latency.
 
 A backup reads what was known at its watermark in one lock-free read transaction
-(`graph.backup`), so writers are not blocked while it runs (before, the backup held the
+(`graph.jobs.backup`), so writers are not blocked while it runs (before, the backup held the
 recorded-time clock and every write waited for the whole backup). In each round one writer
 remembers claims one transaction at a time, first with nothing else running (idle), then while a
 backup of the whole database runs; the table gives each round's p50/p95/max and the medians over
@@ -32,13 +32,18 @@ from rich.table import Table
 
 from bench._support import bench_console, delete_space, fresh_space_name, open_graph, percentile
 from bench.generate import generate
-from graph.actor import Actor
-from graph.backup import BackupReport, backup
-from graph.claims import RememberInput, remember
-from graph.db import Graph
-from graph.episodes import ObservationInput, OpenEpisodeInput, open_episode, record_observation
-from graph.inputs import parse
-from graph.spaces import create_space
+from graph.commands.episodes import (
+    ObservationInput,
+    OpenEpisodeInput,
+    open_episode,
+    record_observation,
+)
+from graph.commands.remember import RememberInput, remember
+from graph.commands.spaces import create_space
+from graph.domain.actor import Actor
+from graph.domain.inputs import parse
+from graph.jobs.backup import BackupReport, backup
+from graph.store.db import Graph
 
 ACTOR = Actor.operator("bench:backup_writes")
 EDITORS = ("vim", "emacs", "helix", "nano", "ed")

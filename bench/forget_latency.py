@@ -54,18 +54,26 @@ from bench._support import (
 )
 from bench.generate import generate
 from bench.mix import END, ClaimMix, entity_counts
-from graph import audit, entities, erasure, holds, purge_outbox, revisions, selectors, writing
-from graph import forget as forgetting
-from graph.actor import Actor
-from graph.claims import RememberInput, remember
-from graph.db import Graph, query_count
-from graph.embeddings import Embedder
-from graph.entities import EntityRef
-from graph.episodes import ObservationInput, OpenEpisodeInput, open_episode, record_observations
-from graph.forget import ForgetInput, ForgetReceipt, forget
-from graph.model import Privacy, Role
-from graph.purge_outbox import purge_blobs
-from graph.selectors import Selector, SelectorKind
+from graph.commands import audit, holds, revisions, writing
+from graph.commands import entity_refs as entities
+from graph.commands.entity_refs import EntityRef
+from graph.commands.episodes import (
+    ObservationInput,
+    OpenEpisodeInput,
+    open_episode,
+    record_observations,
+)
+from graph.commands.remember import RememberInput, remember
+from graph.domain.actor import Actor
+from graph.domain.model import Privacy, Role
+from graph.erasure import engine as erasure
+from graph.erasure import forget as forgetting
+from graph.erasure import purge_outbox, selectors
+from graph.erasure.forget import ForgetInput, ForgetReceipt, forget
+from graph.erasure.purge_outbox import purge_blobs
+from graph.erasure.selectors import Selector, SelectorKind
+from graph.meaning.embeddings import Embedder
+from graph.store.db import Graph, query_count
 
 ACTOR = Actor.operator("bench:forget_latency")
 PREFIX = "bench-forget-"

@@ -45,11 +45,8 @@ from bench.mix import (
     ClaimSpec,
     entity_counts,
 )
-from graph.actor import Actor
-from graph.claims import remember
-from graph.correct import CorrectInput, correct
-from graph.db import Graph
-from graph.episodes import (
+from graph.commands.correct import CorrectInput, correct
+from graph.commands.episodes import (
     ObservationInput,
     OpenEpisodeInput,
     SealEpisodeInput,
@@ -57,9 +54,12 @@ from graph.episodes import (
     record_observations,
     seal_episode,
 )
-from graph.evidence import EvidenceRef
-from graph.model import Claim, CorrectionKind, EpisodeKind, Role
-from graph.spaces import create_space
+from graph.commands.evidence import EvidenceRef
+from graph.commands.remember import remember
+from graph.commands.spaces import create_space
+from graph.domain.actor import Actor
+from graph.domain.model import Claim, CorrectionKind, EpisodeKind, Role
+from graph.store.db import Graph
 
 ACTOR = Actor.operator("bench:generate")
 

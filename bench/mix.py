@@ -25,10 +25,10 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from graph.claims import RememberInput
-from graph.entities import EntityRef
-from graph.evidence import EvidenceRef
-from graph.memory_types import GOAL_STATUSES, PREF_SCOPES, TASK_STATUSES
+from graph.commands.entity_refs import EntityRef
+from graph.commands.evidence import EvidenceRef
+from graph.commands.remember import RememberInput
+from graph.domain.memory_types import GOAL_STATUSES, PREF_SCOPES, TASK_STATUSES
 
 START = datetime(2019, 1, 1, tzinfo=UTC)
 END = datetime(2026, 12, 31, tzinfo=UTC)

@@ -6,7 +6,7 @@ Every sample (a start entity, or a pair of entities connected within 3 hops in t
 through every variant back to back, in an order that rotates per sample, and samples of all
 asOf points are shuffled together, so the variants share the machine's conditions:
 
-- `engram`: `graph.traverse.related` / `explain_relation` on a `View` (every hop checks the
+- `engram`: `graph.reads.traverse.related` / `explain_relation` on a `View` (every hop checks the
   visibility predicate; explain also loads the claim and evidence behind every step);
 - `graphql`: the same through the GraphQL HTTP layer in-process (httpx over ASGI, dev mode),
   with entity names, claims and evidence selected — what a client actually waits for;
@@ -45,10 +45,10 @@ from bench._support import (
     progress_bar,
     query_plan,
 )
-from graph import traverse
-from graph.db import Graph, query_count, resolve_target
-from graph.settings import get_settings
-from graph.visibility import View, visible
+from graph.reads import traverse
+from graph.reads.visibility import View, visible
+from graph.store.db import Graph, query_count, resolve_target
+from graph.store.settings import get_settings
 
 RELATED_HOPS = 2
 RELATED_FIRST = 50

@@ -5,7 +5,7 @@ First the embedding outbox of the space is drained (claims/s of `embed_pending`:
 writes). Then every sample (the text of a random current claim, or two of its words) runs through
 every variant back to back, in an order that rotates per sample:
 
-- `engram`: `graph.search.search` — the query embedded, four ranked lists (full text, meaning,
+- `engram`: `graph.reads.search.search` — the query embedded, four ranked lists (full text, meaning,
   evidence, entity names), each filtered by the visibility predicate, fused, claims loaded;
 - `embed`: embedding the query alone (part of `engram`);
 - `raw`: one unfiltered full-text query plus one unfiltered vector query for the same text, no
@@ -38,9 +38,9 @@ from bench._support import (
     percentile,
     progress_bar,
 )
-from graph.embeddings import Embedder
-from graph.search import DEFAULT_FIRST, lucene_query, search
-from graph.visibility import View
+from graph.meaning.embeddings import Embedder
+from graph.reads.search import DEFAULT_FIRST, lucene_query, search
+from graph.reads.visibility import View
 
 # Claims visible now (search's default view): current, active, valid today.
 CURRENT_TEXTS: LiteralString = """

@@ -33,13 +33,18 @@ from rich.table import Table
 
 from bench._support import delete_space, fresh_space_name, open_graph, progress_bar
 from bench.mix import END, START, ClaimMix, ClaimSpec, entity_counts
-from graph.actor import Actor
-from graph.claims import RememberInput, remember
-from graph.db import Graph
-from graph.episodes import ObservationInput, OpenEpisodeInput, open_episode, record_observations
-from graph.memory_types import fact_key
-from graph.model import Role, canonical_json
-from graph.spaces import create_space
+from graph.commands.episodes import (
+    ObservationInput,
+    OpenEpisodeInput,
+    open_episode,
+    record_observations,
+)
+from graph.commands.remember import RememberInput, remember
+from graph.commands.spaces import create_space
+from graph.domain.actor import Actor
+from graph.domain.memory_types import fact_key
+from graph.domain.model import Role, canonical_json
+from graph.store.db import Graph
 
 ACTOR = Actor.operator("bench:write_throughput")
 CLAIMS_PER_OBSERVATION = 5

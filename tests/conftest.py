@@ -17,13 +17,13 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 from api.app import create_app
-from graph.db import Graph, Neo4jTarget, connect, resolve_target
-from graph.embeddings import Embedder
-from graph.errors import SetupError
-from graph.integrity import RULES, WRITE_RULES, violations
-from graph.local.server import LocalNeo4j
-from graph.migrate import migrate
-from graph.settings import Settings
+from graph.domain.errors import SetupError
+from graph.meaning.embeddings import Embedder
+from graph.store.db import Graph, Neo4jTarget, connect, resolve_target
+from graph.store.integrity import RULES, WRITE_RULES, violations
+from graph.store.local.server import LocalNeo4j
+from graph.store.migrate import migrate
+from graph.store.settings import Settings
 from tests.http import running
 from tests.support import delete_all_data
 

@@ -17,8 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from graph.db import Graph
-from graph.model import Claim
+from graph.domain.model import Claim
+from graph.store.db import Graph
 from tests.story import Story, new_story
 
 

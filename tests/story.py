@@ -6,15 +6,20 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from graph.actor import Actor
-from graph.claims import RememberInput, remember
-from graph.correct import CorrectInput, correct
-from graph.db import Graph
-from graph.episodes import ObservationInput, OpenEpisodeInput, open_episode, record_observation
-from graph.inputs import parse
-from graph.model import Claim, Role
-from graph.spaces import create_space
-from graph.visibility import View
+from graph.commands.correct import CorrectInput, correct
+from graph.commands.episodes import (
+    ObservationInput,
+    OpenEpisodeInput,
+    open_episode,
+    record_observation,
+)
+from graph.commands.remember import RememberInput, remember
+from graph.commands.spaces import create_space
+from graph.domain.actor import Actor
+from graph.domain.inputs import parse
+from graph.domain.model import Claim, Role
+from graph.reads.visibility import View
+from graph.store.db import Graph
 
 T0 = datetime(2024, 1, 1, tzinfo=UTC)
 

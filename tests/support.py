@@ -5,7 +5,7 @@ from __future__ import annotations
 import socket
 from typing import LiteralString
 
-from graph.db import Graph
+from graph.store.db import Graph
 
 DELETE_DATA: LiteralString = """
 MATCH (n) WHERE NOT n:Migration

@@ -20,11 +20,11 @@ import pytest
 from pydantic import ValidationError
 
 from api.app import create_app
-from api.payload import MAX_LIST_ITEMS
-from graph.apikeys import Grant, create_key
-from graph.db import Graph, Neo4jTarget
-from graph.model import Privacy
-from graph.settings import Settings
+from api.graphql.request_body import MAX_LIST_ITEMS
+from graph.commands.apikeys import Grant, create_key
+from graph.domain.model import Privacy
+from graph.store.db import Graph, Neo4jTarget
+from graph.store.settings import Settings
 from tests.http import gql, running
 from tests.story import new_story
 from tests.tcp_proxy import TcpProxy
@@ -410,7 +410,7 @@ async def test_an_unexpected_failure_is_logged_with_its_traceback(
     caplog: pytest.LogCaptureFixture,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    import graph.listing as listing
+    import graph.reads.listing as listing
 
     async def broken(*args: object, **kwargs: object) -> None:
         raise RuntimeError("boom")

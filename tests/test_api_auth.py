@@ -18,15 +18,15 @@ import httpx
 import pytest
 
 from api.app import create_app
-from graph.actor import Actor
-from graph.apikeys import Grant, create_key, list_keys, revoke_key
-from graph.db import Graph, Neo4jTarget
-from graph.forget import ForgetInput, forget
-from graph.model import Privacy
-from graph.neomodel_bridge import share_driver
-from graph.selectors import Selector, SelectorKind
-from graph.settings import Settings
-from graph.spaces import create_space
+from graph.commands.apikeys import Grant, create_key, list_keys, revoke_key
+from graph.commands.spaces import create_space
+from graph.domain.actor import Actor
+from graph.domain.model import Privacy
+from graph.erasure.forget import ForgetInput, forget
+from graph.erasure.selectors import Selector, SelectorKind
+from graph.store.db import Graph, Neo4jTarget
+from graph.store.neomodel_bridge import share_driver
+from graph.store.settings import Settings
 from tests.http import gql, running
 from tests.story import Story, new_story
 

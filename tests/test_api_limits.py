@@ -6,8 +6,8 @@ import httpx
 import pytest
 
 from api.app import create_app
-from graph.db import Graph, Neo4jTarget
-from graph.settings import Settings
+from graph.store.db import Graph, Neo4jTarget
+from graph.store.settings import Settings
 from tests.http import gql, running
 from tests.story import Story, new_story
 
@@ -116,7 +116,7 @@ async def test_a_page_of_claims_with_nested_fields_costs_a_constant_number_of_qu
 async def test_an_unexpected_failure_is_masked(
     story: Story, client: httpx.AsyncClient, graph: Graph, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import graph.listing as listing
+    import graph.reads.listing as listing
 
     async def broken(*args: object, **kwargs: object) -> None:
         raise RuntimeError("secret internals: bolt://user:pw@db")

@@ -7,11 +7,11 @@ from pathlib import Path
 import pytest
 
 from api.app import create_app
-from graph.apikeys import Grant, create_key
-from graph.db import Graph, Neo4jTarget
-from graph.local.server import LocalNeo4j
-from graph.model import Privacy
-from graph.settings import Settings
+from graph.commands.apikeys import Grant, create_key
+from graph.domain.model import Privacy
+from graph.store.db import Graph, Neo4jTarget
+from graph.store.local.server import LocalNeo4j
+from graph.store.settings import Settings
 from tests.http import gql, running
 
 
@@ -56,7 +56,7 @@ async def test_readyz_is_unready_while_a_migration_is_pending(
                 "pending": ["V0002__indexes"],
             }
     finally:
-        from graph.migrate import migrate
+        from graph.store.migrate import migrate
 
         await migrate(graph)
 

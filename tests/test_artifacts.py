@@ -9,15 +9,15 @@ from typing import Any
 
 import pytest
 
-from graph import artifacts
-from graph.actor import Actor
-from graph.artifacts import ArtifactInput, add_artifact, normalise_url, read_blob
-from graph.claims import RememberInput, remember
-from graph.db import Graph
-from graph.errors import GateRefused, NotFound, ValidationFailed
-from graph.evidence import EvidenceRef
-from graph.model import Artifact, ArtifactStorage, Authority, EvidenceKind
-from graph.reads import claims_by_key
+from graph.commands import artifacts
+from graph.commands.artifacts import ArtifactInput, add_artifact, normalise_url, read_blob
+from graph.commands.evidence import EvidenceRef
+from graph.commands.remember import RememberInput, remember
+from graph.domain.actor import Actor
+from graph.domain.errors import GateRefused, NotFound, ValidationFailed
+from graph.domain.model import Artifact, ArtifactStorage, Authority, EvidenceKind
+from graph.reads.resources import claims_by_key
+from graph.store.db import Graph
 from tests.story import Story, count, new_story
 
 NOTES = b"Engram stores memory in Neo4j.\n"

@@ -13,14 +13,14 @@ from pathlib import Path
 import pytest
 
 from bench.generate import generate
-from graph.actor import Actor
-from graph.artifacts import ArtifactInput, add_artifact
-from graph.backup import backup, read_manifest, restore
-from graph.db import Graph, Neo4jTarget
-from graph.errors import SetupError
-from graph.forget import ForgetInput, forget
-from graph.selectors import Selector, SelectorKind
-from graph.settings import Settings
+from graph.commands.artifacts import ArtifactInput, add_artifact
+from graph.domain.actor import Actor
+from graph.domain.errors import SetupError
+from graph.erasure.forget import ForgetInput, forget
+from graph.erasure.selectors import Selector, SelectorKind
+from graph.jobs.backup import backup, read_manifest, restore
+from graph.store.db import Graph, Neo4jTarget
+from graph.store.settings import Settings
 from tests.people_story import people_story
 from tests.support import delete_all_data
 from tests.test_cli import engram_env, run_engram

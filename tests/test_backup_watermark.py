@@ -11,17 +11,17 @@ from pathlib import Path
 from typing import Any
 
 from bench.generate import generate
-from graph.actor import Actor, Grant
-from graph.backup import backup
-from graph.clock import READ_CLOCK
-from graph.db import Graph
-from graph.episodes import SealEpisodeInput, seal_episode
-from graph.forget import ForgetInput, forget
-from graph.holds import HoldInput, release_legal_hold, set_legal_hold
-from graph.model import Privacy
-from graph.restore import restore
-from graph.selectors import Selector, SelectorKind
-from graph.timeutil import to_native
+from graph.commands.episodes import SealEpisodeInput, seal_episode
+from graph.commands.holds import HoldInput, release_legal_hold, set_legal_hold
+from graph.domain.actor import Actor, Grant
+from graph.domain.model import Privacy
+from graph.domain.timeutil import to_native
+from graph.erasure.forget import ForgetInput, forget
+from graph.erasure.selectors import Selector, SelectorKind
+from graph.jobs.backup import backup
+from graph.jobs.restore import restore
+from graph.store.clock import READ_CLOCK
+from graph.store.db import Graph
 from tests.people_story import on, people_story
 from tests.story import new_story
 

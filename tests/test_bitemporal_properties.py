@@ -17,9 +17,9 @@ from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule, run_state_machine_as_test
 
-from graph.db import Graph, Neo4jTarget, connect
-from graph.model import ClaimStatus
-from graph.reads import claim_history, claims_by_key
+from graph.domain.model import ClaimStatus
+from graph.reads.resources import claim_history, claims_by_key
+from graph.store.db import Graph, Neo4jTarget, connect
 from tests.bitemporal_model import BitemporalModel, Row
 from tests.story import Story, day, new_story
 

@@ -13,11 +13,11 @@ from pathlib import Path
 import httpx
 import pytest
 
-from graph.db import Neo4jTarget
-from graph.settings import Settings
+from graph.store.db import Neo4jTarget
+from graph.store.settings import Settings
 from tests.support import free_port
 
-ENGRAM = [sys.executable, "-c", "from api.cli import main; main()"]
+ENGRAM = [sys.executable, "-c", "from api.cli.main import main; main()"]
 
 
 def engram_env(settings: Settings, target: Neo4jTarget, **extra: str) -> dict[str, str]:

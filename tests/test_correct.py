@@ -6,11 +6,11 @@ import asyncio
 
 import pytest
 
-from graph.db import Graph
-from graph.errors import RevisionConflict, ValidationFailed
-from graph.model import Claim, ClaimStatus, EvidenceKind
-from graph.reads import claim_history, claims_by_key, get_claim
-from graph.traverse import explain_relation
+from graph.domain.errors import RevisionConflict, ValidationFailed
+from graph.domain.model import Claim, ClaimStatus, EvidenceKind
+from graph.reads.resources import claim_history, claims_by_key, get_claim
+from graph.reads.traverse import explain_relation
+from graph.store.db import Graph
 from tests.story import Story, day, new_story
 
 WORKS_AT = "fact:person/alice:WORKS_AT:org/acme"

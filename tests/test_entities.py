@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from graph.actor import Actor
-from graph.db import Graph
-from graph.errors import NotFound, ValidationFailed
-from graph.merge import MergeInput, merge_entities, unmerge_entities
-from graph.reads import get_entity
+from graph.commands.merge import MergeInput, merge_entities, unmerge_entities
+from graph.domain.actor import Actor
+from graph.domain.errors import NotFound, ValidationFailed
+from graph.reads.resources import get_entity
+from graph.store.db import Graph
 from tests.story import Story, day, new_story
 
 

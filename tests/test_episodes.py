@@ -6,9 +6,7 @@ import hashlib
 
 import pytest
 
-from graph.actor import Actor
-from graph.db import Graph
-from graph.episodes import (
+from graph.commands.episodes import (
     MAX_OBSERVATION_CHARS,
     ObservationInput,
     OpenEpisodeInput,
@@ -17,12 +15,14 @@ from graph.episodes import (
     record_observation,
     seal_episode,
 )
-from graph.errors import Conflict, NotFound, ValidationFailed
-from graph.inputs import parse
-from graph.listing import timeline
-from graph.model import EpisodeKind, EpisodeStatus, ObservationKind, Privacy, Role
-from graph.reads import get_episode
-from graph.visibility import View
+from graph.domain.actor import Actor
+from graph.domain.errors import Conflict, NotFound, ValidationFailed
+from graph.domain.inputs import parse
+from graph.domain.model import EpisodeKind, EpisodeStatus, ObservationKind, Privacy, Role
+from graph.reads.listing import timeline
+from graph.reads.resources import get_episode
+from graph.reads.visibility import View
+from graph.store.db import Graph
 from tests.story import Story, count, day, new_story
 
 

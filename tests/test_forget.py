@@ -6,20 +6,20 @@ from pathlib import Path
 
 import pytest
 
-from graph.actor import Actor
-from graph.artifacts import ArtifactInput, add_artifact
-from graph.claims import RememberInput, remember
-from graph.db import Graph
-from graph.embeddings import Embedder
-from graph.errors import Forgotten, LegalHold, NotFound
-from graph.evidence import EvidenceRef
-from graph.forget import ForgetInput, forget
-from graph.holds import HoldInput, release_legal_hold, set_legal_hold
-from graph.model import ClaimStatus
-from graph.reads import claim_history, claims_by_key, get_entity
-from graph.search import search
-from graph.selectors import Selector, SelectorKind
-from graph.traverse import explain_relation, related
+from graph.commands.artifacts import ArtifactInput, add_artifact
+from graph.commands.evidence import EvidenceRef
+from graph.commands.holds import HoldInput, release_legal_hold, set_legal_hold
+from graph.commands.remember import RememberInput, remember
+from graph.domain.actor import Actor
+from graph.domain.errors import Forgotten, LegalHold, NotFound
+from graph.domain.model import ClaimStatus
+from graph.erasure.forget import ForgetInput, forget
+from graph.erasure.selectors import Selector, SelectorKind
+from graph.meaning.embeddings import Embedder
+from graph.reads.resources import claim_history, claims_by_key, get_entity
+from graph.reads.search import search
+from graph.reads.traverse import explain_relation, related
+from graph.store.db import Graph
 from tests.people_story import People, on, people_story
 from tests.residue import residue
 from tests.story import Story, day, new_story

@@ -19,15 +19,15 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from graph.actor import Actor
-from graph.db import Graph, Neo4jTarget, connect
-from graph.forget import ForgetInput, forget
-from graph.holds import HoldInput, set_legal_hold
-from graph.model import ClaimStatus, MemoryType
-from graph.reads import claims_by_key
-from graph.retention import Policy, run_retention
-from graph.selectors import Selector, SelectorKind
-from graph.timeutil import utc_now
+from graph.commands.holds import HoldInput, set_legal_hold
+from graph.domain.actor import Actor
+from graph.domain.model import ClaimStatus, MemoryType
+from graph.domain.timeutil import utc_now
+from graph.erasure.forget import ForgetInput, forget
+from graph.erasure.selectors import Selector, SelectorKind
+from graph.jobs.retention import Policy, run_retention
+from graph.reads.resources import claims_by_key
+from graph.store.db import Graph, Neo4jTarget, connect
 from tests.residue import residue
 from tests.story import Story, new_story
 

@@ -8,17 +8,17 @@ from typing import Any
 
 import pytest
 
-from graph.actor import Actor, Grant
-from graph.artifacts import ArtifactInput, add_artifact
-from graph.claims import RememberInput, remember
-from graph.db import Graph
-from graph.errors import LegalHold
-from graph.forget import ForgetInput, forget
-from graph.holds import HoldInput, set_legal_hold
-from graph.inputs import parse
-from graph.model import Privacy
-from graph.selectors import Selector, SelectorKind
-from graph.settings import Settings
+from graph.commands.artifacts import ArtifactInput, add_artifact
+from graph.commands.holds import HoldInput, set_legal_hold
+from graph.commands.remember import RememberInput, remember
+from graph.domain.actor import Actor, Grant
+from graph.domain.errors import LegalHold
+from graph.domain.inputs import parse
+from graph.domain.model import Privacy
+from graph.erasure.forget import ForgetInput, forget
+from graph.erasure.selectors import Selector, SelectorKind
+from graph.store.db import Graph
+from graph.store.settings import Settings
 from tests.story import new_story
 
 OPERATOR = Actor.operator("counsel")

@@ -5,14 +5,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from graph.actor import Actor
-from graph.db import Graph, Neo4jTarget
-from graph.importer import Refusal, import_items
-from graph.model import ClaimStatus, EpisodeKind, EpisodeStatus
-from graph.reads import claim_history, claims_by_key, get_episode
-from graph.settings import Settings
-from graph.spaces import create_space
-from graph.visibility import View
+from graph.commands.spaces import create_space
+from graph.domain.actor import Actor
+from graph.domain.model import ClaimStatus, EpisodeKind, EpisodeStatus
+from graph.jobs.importer import Refusal, import_items
+from graph.reads.resources import claim_history, claims_by_key, get_episode
+from graph.reads.visibility import View
+from graph.store.db import Graph, Neo4jTarget
+from graph.store.settings import Settings
 from tests.story import count
 from tests.test_cli import engram_env, run_engram
 

@@ -11,11 +11,11 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from graph.actor import Actor
-from graph.db import Graph, Neo4jTarget
-from graph.importer import import_items
-from graph.settings import Settings
-from graph.spaces import create_space
+from graph.commands.spaces import create_space
+from graph.domain.actor import Actor
+from graph.jobs.importer import import_items
+from graph.store.db import Graph, Neo4jTarget
+from graph.store.settings import Settings
 from tests.test_cli import ENGRAM, engram_env, run_engram
 
 LINES = 3000

@@ -10,9 +10,9 @@ from pathlib import Path
 import neo4j
 import pytest
 
-from graph.errors import SetupError
-from graph.local.server import LocalNeo4j
-from graph.settings import NEO4J_VERSION, Settings
+from graph.domain.errors import SetupError
+from graph.store.local.server import LocalNeo4j
+from graph.store.settings import NEO4J_VERSION, Settings
 
 
 @pytest.fixture

@@ -11,11 +11,14 @@ import pytest
 
 from api.app import create_app
 from bench._support import SCAN_OPERATORS, query_plan
-from graph import embeddings
-from graph.actor import Actor
-from graph.backup import backup, restore
-from graph.db import Graph, Neo4jTarget
-from graph.embeddings import (
+from graph.domain.actor import Actor
+from graph.domain.errors import SetupError
+from graph.erasure.forget import ForgetInput, forget
+from graph.erasure.purge_outbox import purge_spaces
+from graph.erasure.selectors import Selector, SelectorKind
+from graph.jobs.backup import backup, restore
+from graph.meaning import embeddings
+from graph.meaning.embeddings import (
     DIMENSIONS,
     GROUP,
     MODEL_SHA256,
@@ -26,13 +29,10 @@ from graph.embeddings import (
     pending,
     store,
 )
-from graph.errors import SetupError
-from graph.forget import ForgetInput, forget
-from graph.purge_outbox import purge_spaces
-from graph.search import search
-from graph.selectors import Selector, SelectorKind
-from graph.settings import Settings
-from graph.visibility import View
+from graph.reads.search import search
+from graph.reads.visibility import View
+from graph.store.db import Graph, Neo4jTarget
+from graph.store.settings import Settings
 from tests.http import gql, running
 from tests.story import Story, new_story
 from tests.test_cli import engram_env, run_engram

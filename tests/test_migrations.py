@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from graph.db import Graph
-from graph.errors import SetupError
-from graph.migrate import default_directory, load, migrate, pending
+from graph.domain.errors import SetupError
+from graph.store.db import Graph
+from graph.store.migrate import default_directory, load, migrate, pending
 
 SHIPPED = load()
 

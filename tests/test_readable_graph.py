@@ -7,13 +7,13 @@ from typing import Any
 
 import pytest
 
-from graph.actor import Actor
-from graph.db import Graph
-from graph.forget import ForgetInput, forget
-from graph.merge import MergeInput, merge_entities
-from graph.reads import get_entity
-from graph.selectors import Selector, SelectorKind
-from graph.settings import Settings
+from graph.commands.merge import MergeInput, merge_entities
+from graph.domain.actor import Actor
+from graph.erasure.forget import ForgetInput, forget
+from graph.erasure.selectors import Selector, SelectorKind
+from graph.reads.resources import get_entity
+from graph.store.db import Graph
+from graph.store.settings import Settings
 from tests.story import Story, day, new_story
 
 ENTITY = """

@@ -6,8 +6,8 @@ import re
 from pathlib import Path
 
 from api.app import create_app
-from graph.db import Graph, Neo4jTarget
-from graph.settings import Settings
+from graph.store.db import Graph, Neo4jTarget
+from graph.store.settings import Settings
 from tests.http import gql, running
 from tests.people_story import people_story
 

@@ -6,10 +6,10 @@ import asyncio
 
 import pytest
 
-from graph.actor import Actor
-from graph.claims import RememberInput, remember
-from graph.db import Graph
-from graph.errors import (
+from graph.commands.evidence import EvidenceRef
+from graph.commands.remember import RememberInput, remember
+from graph.domain.actor import Actor
+from graph.domain.errors import (
     AmbiguousSubject,
     Conflict,
     Forgotten,
@@ -18,10 +18,10 @@ from graph.errors import (
     RevisionConflict,
     ValidationFailed,
 )
-from graph.evidence import EvidenceRef
-from graph.inputs import parse
-from graph.model import Authority, ClaimStatus, EvidenceKind, Role
-from graph.reads import claim_history, claims_by_key
+from graph.domain.inputs import parse
+from graph.domain.model import Authority, ClaimStatus, EvidenceKind, Role
+from graph.reads.resources import claim_history, claims_by_key
+from graph.store.db import Graph
 from tests.story import Story, count, day, new_story
 
 

@@ -19,22 +19,22 @@ from pathlib import Path
 import pytest
 
 from api.app import create_app
-from graph.actor import Actor
-from graph.artifacts import ArtifactInput, add_artifact
-from graph.backup import backup, restore
-from graph.claims import RememberInput, remember
-from graph.db import Graph, Neo4jTarget
-from graph.embeddings import Embedder, embed_pending, pending, store
-from graph.episodes import ObservationInput, record_observation
-from graph.errors import Forgotten
-from graph.evidence import EvidenceRef
-from graph.forget import ForgetInput, forget, forget_in
-from graph.importer import import_items
-from graph.search import search
-from graph.selectors import Selector, SelectorKind
-from graph.settings import Settings
-from graph.spaces import create_space
-from graph.writing import begin_write
+from graph.commands.artifacts import ArtifactInput, add_artifact
+from graph.commands.episodes import ObservationInput, record_observation
+from graph.commands.evidence import EvidenceRef
+from graph.commands.remember import RememberInput, remember
+from graph.commands.spaces import create_space
+from graph.commands.writing import begin_write
+from graph.domain.actor import Actor
+from graph.domain.errors import Forgotten
+from graph.erasure.forget import ForgetInput, forget, forget_in
+from graph.erasure.selectors import Selector, SelectorKind
+from graph.jobs.backup import backup, restore
+from graph.jobs.importer import import_items
+from graph.meaning.embeddings import Embedder, embed_pending, pending, store
+from graph.reads.search import search
+from graph.store.db import Graph, Neo4jTarget
+from graph.store.settings import Settings
 from tests.http import gql, running
 from tests.residue import residue
 from tests.story import Story, new_story

@@ -6,18 +6,18 @@ from datetime import timedelta
 
 import pytest
 
-from graph.actor import Actor
-from graph.db import Graph, Neo4jTarget
-from graph.embeddings import Embedder
-from graph.errors import NotFound
-from graph.holds import HoldInput, set_legal_hold
-from graph.model import MemoryType
-from graph.reads import claim_history, claims_by_key
-from graph.retention import Policy, run_retention
-from graph.search import search
-from graph.selectors import Selector, SelectorKind
-from graph.settings import Settings
-from graph.timeutil import utc_now
+from graph.commands.holds import HoldInput, set_legal_hold
+from graph.domain.actor import Actor
+from graph.domain.errors import NotFound
+from graph.domain.model import MemoryType
+from graph.domain.timeutil import utc_now
+from graph.erasure.selectors import Selector, SelectorKind
+from graph.jobs.retention import Policy, run_retention
+from graph.meaning.embeddings import Embedder
+from graph.reads.resources import claim_history, claims_by_key
+from graph.reads.search import search
+from graph.store.db import Graph, Neo4jTarget
+from graph.store.settings import Settings
 from tests.residue import residue
 from tests.story import Story, new_story
 from tests.test_cli import engram_env, run_engram

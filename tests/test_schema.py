@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from api.schema import sdl
+from api.graphql.schema import sdl
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from graph.db import Graph
-from graph.embeddings import Embedder
-from graph.search import search
+from graph.meaning.embeddings import Embedder
+from graph.reads.search import search
+from graph.store.db import Graph
 from tests.story import Story, new_story
 
 

@@ -18,9 +18,9 @@ import httpx
 import pytest
 
 from api.app import create_app
-from graph.db import resolve_target
-from graph.local.server import LocalNeo4j
-from graph.settings import Settings
+from graph.store.db import resolve_target
+from graph.store.local.server import LocalNeo4j
+from graph.store.settings import Settings
 from tests.http import running
 from tests.support import free_port
 from tests.test_cli import ENGRAM

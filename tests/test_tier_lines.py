@@ -7,18 +7,18 @@ from typing import Any
 
 import pytest
 
-from graph import reads
-from graph.actor import Actor, Grant
-from graph.claims import RememberInput, remember
-from graph.db import Graph
-from graph.episodes import ObservationInput, record_observation
-from graph.errors import NotFound, ValidationFailed
-from graph.forget import ForgetInput, forget
-from graph.inputs import parse
-from graph.model import Privacy
-from graph.selectors import Selector, SelectorKind
-from graph.settings import Settings
-from graph.visibility import View
+from graph.commands.episodes import ObservationInput, record_observation
+from graph.commands.remember import RememberInput, remember
+from graph.domain.actor import Actor, Grant
+from graph.domain.errors import NotFound, ValidationFailed
+from graph.domain.inputs import parse
+from graph.domain.model import Privacy
+from graph.erasure.forget import ForgetInput, forget
+from graph.erasure.selectors import Selector, SelectorKind
+from graph.reads import resources as reads
+from graph.reads.visibility import View
+from graph.store.db import Graph
+from graph.store.settings import Settings
 from tests.story import Story, new_story
 
 NORMAL = Actor("normal", {"alice": Grant("alice", Privacy.NORMAL, write=True)})

@@ -18,21 +18,26 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from graph import reads
-from graph.actor import Actor, Grant
-from graph.claims import RememberInput, remember
-from graph.correct import CorrectInput, correct
-from graph.db import Graph
-from graph.episodes import ObservationInput, OpenEpisodeInput, open_episode, record_observation
-from graph.errors import EngramError
-from graph.forget import ForgetInput, forget
-from graph.inputs import parse
-from graph.listing import ClaimFilter, list_claims
-from graph.model import Privacy
-from graph.selectors import Selector, SelectorKind
-from graph.settings import Settings
-from graph.spaces import create_space
-from graph.visibility import View
+from graph.commands.correct import CorrectInput, correct
+from graph.commands.episodes import (
+    ObservationInput,
+    OpenEpisodeInput,
+    open_episode,
+    record_observation,
+)
+from graph.commands.remember import RememberInput, remember
+from graph.commands.spaces import create_space
+from graph.domain.actor import Actor, Grant
+from graph.domain.errors import EngramError
+from graph.domain.inputs import parse
+from graph.domain.model import Privacy
+from graph.erasure.forget import ForgetInput, forget
+from graph.erasure.selectors import Selector, SelectorKind
+from graph.reads import resources as reads
+from graph.reads.listing import ClaimFilter, list_claims
+from graph.reads.visibility import View
+from graph.store.db import Graph
+from graph.store.settings import Settings
 from tests.tier_worlds import normalised
 
 OPERATOR = Actor.operator("operator")

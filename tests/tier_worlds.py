@@ -8,18 +8,23 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, LiteralString
 
-from graph.actor import Actor
-from graph.artifacts import ArtifactInput, add_artifact
-from graph.claims import RememberInput, remember
-from graph.db import Graph
-from graph.episodes import ObservationInput, OpenEpisodeInput, open_episode, record_observation
-from graph.holds import HoldInput, set_legal_hold
-from graph.inputs import parse
-from graph.merge import MergeInput, merge_entities
-from graph.model import Privacy
-from graph.selectors import Selector, SelectorKind
-from graph.settings import Settings
-from graph.spaces import create_space
+from graph.commands.artifacts import ArtifactInput, add_artifact
+from graph.commands.episodes import (
+    ObservationInput,
+    OpenEpisodeInput,
+    open_episode,
+    record_observation,
+)
+from graph.commands.holds import HoldInput, set_legal_hold
+from graph.commands.merge import MergeInput, merge_entities
+from graph.commands.remember import RememberInput, remember
+from graph.commands.spaces import create_space
+from graph.domain.actor import Actor
+from graph.domain.inputs import parse
+from graph.domain.model import Privacy
+from graph.erasure.selectors import Selector, SelectorKind
+from graph.store.db import Graph
+from graph.store.settings import Settings
 
 OPERATOR = Actor.operator("operator")
 SPACE = "alice"

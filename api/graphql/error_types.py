@@ -1,0 +1,123 @@
+"""Typed errors in GraphQL results.
+
+Mutations answer `errors { code message field }` in their payload; queries answer a GraphQL
+error whose `extensions` carry the same `code` and `field`. A request GraphQL itself refuses
+(syntax, validation, a variable that cannot be coerced) keeps graphql-core's message and gets
+the code `VALIDATION`. Anything unexpected is masked ("Unexpected error.") — never a stack trace.
+Expected failures are logged as one line each; only unexpected ones carry a traceback.
+
+    mutation { createSpace(name: "Bad Name") { space { id } errors { code message field } } }
+    # → {"errors": [{"code": "VALIDATION", "message": "space name …", "field": "name"}]}
+"""
+
+from __future__ import annotations
+
+import logging
+from enum import Enum
+
+import strawberry
+from graphql import GraphQLError
+from strawberry.types import ExecutionContext
+
+from graph.domain import errors as domain
+from graph.store.db import UNAVAILABLE
+
+log = logging.getLogger("engram.graphql")
+
+
+@strawberry.enum(description="Stable codes of expected failures; callers branch on these.")
+class ErrorCode(Enum):
+    NOT_FOUND = domain.ErrorCode.NOT_FOUND.value
+    VALIDATION = domain.ErrorCode.VALIDATION.value
+    REVISION_CONFLICT = domain.ErrorCode.REVISION_CONFLICT.value
+    HISTORY_UNAVAILABLE = domain.ErrorCode.HISTORY_UNAVAILABLE.value
+    FORBIDDEN = domain.ErrorCode.FORBIDDEN.value
+    LEGAL_HOLD = domain.ErrorCode.LEGAL_HOLD.value
+    FORGOTTEN = domain.ErrorCode.FORGOTTEN.value
+    GATE_REFUSED = domain.ErrorCode.GATE_REFUSED.value
+    AMBIGUOUS_SUBJECT = domain.ErrorCode.AMBIGUOUS_SUBJECT.value
+    CONFLICT = domain.ErrorCode.CONFLICT.value
+
+
+@strawberry.type(description="An expected failure: nothing was written.")
+class UserError:
+    code: ErrorCode
+    message: str
+    field: str | None = None
+
+
+def user_error(failure: domain.EngramError) -> UserError:
+    return UserError(
+        code=ErrorCode(failure.code.value), message=failure.message, field=failure.field
+    )
+
+
+class EngramGraphQLError(GraphQLError):
+    """A query's expected failure, with a stable code in `extensions`."""
+
+    def __init__(self, failure: domain.EngramError) -> None:
+        super().__init__(
+            failure.message,
+            extensions={"code": failure.code.value, "field": failure.field},
+            original_error=failure,
+        )
+
+
+def should_mask(error: GraphQLError) -> bool:
+    """Mask everything but Engram's typed errors and GraphQL's own errors.
+
+    A `GraphQLError` as the original is a message written for the client (graphql-core's
+    "Int cannot represent non 32-bit signed integer value", a scalar's coercion failure);
+    anything else (a RuntimeError, a driver failure) may carry internals and is masked."""
+    original = error.original_error
+    if original is None:
+        return False
+    return not isinstance(original, domain.EngramError | GraphQLError)
+
+
+class EngramSchema(strawberry.Schema):
+    """Strawberry's schema with Engram's error reporting.
+
+    Strawberry logs every error with its traceback; a `NOT_FOUND` or a bad variable is an
+    answer, not a fault, and one line is all an operator needs. Neo4j being unavailable is
+    noted on the request, so the HTTP view answers 503 instead of a masked error."""
+
+    def process_errors(
+        self, errors: list[GraphQLError], execution_context: ExecutionContext | None = None
+    ) -> None:
+        for error in errors:
+            original = error.original_error
+            where = ".".join(map(str, error.path)) if error.path else "request"
+            if isinstance(original, UNAVAILABLE):
+                if not _note_unavailable(execution_context, original):  # else logged with the 503
+                    log.warning("Neo4j unavailable at %s: %s", where, type(original).__name__)
+            elif should_mask(error):
+                log.error("unexpected failure at %s", where, exc_info=original)
+            else:
+                if error.path is None:
+                    # A request refused before any resolver ran: the caller's to fix.
+                    error.extensions = {
+                        "code": domain.ErrorCode.VALIDATION.value,
+                        **(error.extensions or {}),
+                    }
+                code = (error.extensions or {}).get("code")
+                if code is None:  # graphql-core refusing a result (e.g. null for non-null): ours
+                    log.error("GraphQL error at %s: %s", where, error.message)
+                else:
+                    log.info("%s at %s: %s", code, where, error.message)
+
+
+def _note_unavailable(context: ExecutionContext | None, failure: Exception) -> bool:
+    """Leave `failure` on the HTTP request, for the view to answer 503; False if none."""
+    request = getattr(context.context, "request", None) if context is not None else None
+    if request is None:
+        return False
+    request.state.neo4j_unavailable = failure
+    return True
+
+
+def neo4j_unavailable(request: object) -> Exception | None:
+    """The Neo4j failure noted on `request` while its operation ran, if any."""
+    state = getattr(request, "state", None)
+    failure: Exception | None = getattr(state, "neo4j_unavailable", None)
+    return failure

@@ -1,0 +1,54 @@
+"""What every resolver gets in `info.context`: the database, who asks, and per-request loaders."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Hashable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, TypeVar
+
+from starlette.requests import Request
+from starlette.responses import Response
+from strawberry.dataloader import DataLoader
+
+from graph.domain.actor import Actor
+from graph.meaning.embeddings import Embedder
+from graph.reads.visibility import View
+from graph.store.db import Graph
+from graph.store.settings import Settings
+
+K = TypeVar("K", bound=Hashable)
+V = TypeVar("V")
+
+
+@dataclass
+class EngramContext:
+    request: Request | None
+    response: Response | None
+    graph: Graph
+    settings: Settings
+    principal: Actor
+    embedder: Embedder
+    loaders: dict[tuple[str, View], DataLoader[Any, Any]] = field(default_factory=dict)
+
+    @property
+    def actor(self) -> Actor:
+        """Who acts in this request's mutations (the key's grants, tier and legal grant)."""
+        return self.principal
+
+    async def view(
+        self, space: str, as_of: datetime | None = None, known_at: datetime | None = None
+    ) -> View:
+        """A view of `space` at the caller's tier; FORBIDDEN when the key may not read it."""
+        tier = self.principal.tier_in(space)
+        return await View.open(self.graph, space, as_of=as_of, known_at=known_at, max_privacy=tier)
+
+    def loader(
+        self, name: str, view: View, load: Callable[[list[K]], Awaitable[list[V]]]
+    ) -> DataLoader[K, V]:
+        """One DataLoader per (kind, view) and request: a page's nested fields cost one query."""
+        key = (name, view)
+        if key not in self.loaders:
+            self.loaders[key] = DataLoader(load_fn=load)
+        loader: DataLoader[K, V] = self.loaders[key]
+        return loader

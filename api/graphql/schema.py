@@ -1,0 +1,345 @@
+"""The GraphQL schema: the queries calling graph/'s reads (mutations in `api.graphql.mutations`).
+
+Every resolver authorises first (the key must grant the space; writes need a write grant) and
+reads through a `View` at the key's privacy tier. `schema.graphql` at the repository root is this
+schema printed; `engram schema --write` regenerates it and a test fails when the two drift.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from datetime import datetime
+from typing import Annotated, Any, TypeVar
+
+import strawberry
+from strawberry.extensions import (
+    DisableIntrospection,
+    MaskErrors,
+    MaxAliasesLimiter,
+    MaxTokensLimiter,
+    ParserCache,
+    QueryDepthLimiter,
+    ValidationCache,
+)
+
+from api.graphql.error_types import EngramGraphQLError, EngramSchema, should_mask
+from api.graphql.extensions import QueryCounter
+from api.graphql.input_types import (
+    ClaimFilterInput,
+    EntityRefInput,
+    command_data,
+)
+from api.graphql.mutations import Mutation
+from api.graphql.read_types import (
+    ContextSnapshot,
+    Explanation,
+    Related,
+    RelatedEntity,
+    Relation,
+    SearchHit,
+    Timeline,
+)
+from api.graphql.scalars import DATETIME
+from api.graphql.types import (
+    Claim,
+    ClaimConnection,
+    Direction,
+    EngramInfo,
+    Entity,
+    Episode,
+    MemoryType,
+    Space,
+)
+from graph.commands import spaces as space_commands
+from graph.domain.errors import EngramError, ValidationFailed
+from graph.domain.model import ClaimStatus
+from graph.reads import listing, search, traverse
+from graph.reads import resources as reads
+from graph.reads import snapshot as context
+from graph.reads.search import DEFAULT_FIRST as SEARCH_FIRST
+from graph.reads.visibility import View
+
+T = TypeVar("T")
+
+
+async def _query(work: Callable[[], Awaitable[T]]) -> T:
+    """Run a query resolver; expected failures become typed GraphQL errors."""
+    try:
+        return await work()
+    except EngramError as failure:
+        raise EngramGraphQLError(failure) from failure
+
+
+async def _entity_id(info: EngramInfo, view: View, ref: EntityRefInput) -> str:
+    data = command_data(ref)
+    entity = await reads.find_entity(
+        info.context.graph,
+        view,
+        entity_id=data.get("id"),
+        key=data.get("key"),
+        name=data.get("name"),
+    )
+    if sum(1 for v in data.values() if v is not None) != 1:
+        raise ValidationFailed("an entity reference gives exactly one of id, key or name")
+    return entity.id
+
+
+@strawberry.type
+class Query:
+    @strawberry.field(description="The memory spaces this key may read, by name.")
+    async def spaces(self, info: EngramInfo) -> list[Space]:
+        principal = info.context.principal
+        return [
+            Space.of(space)
+            for space in await space_commands.list_spaces(info.context.graph)
+            if principal.sees_space(space.name)
+        ]
+
+    @strawberry.field(description="One entity by id or key, named as of `asOf`.")
+    async def entity(
+        self,
+        info: EngramInfo,
+        space: str,
+        id: strawberry.ID | None = None,
+        key: str | None = None,
+        as_of: datetime | None = None,
+        known_at: datetime | None = None,
+    ) -> Entity | None:
+        async def work() -> Entity:
+            view = await info.context.view(space, as_of, known_at)
+            if (id is None) == (key is None):
+                raise ValidationFailed("give exactly one of id or key", field="id")
+            return Entity.of(
+                await reads.get_entity(info.context.graph, view, entity_id=id, key=key)
+            )
+
+        return await _query(work)
+
+    @strawberry.field(description="Claims visible in the view, newest recorded first, paged.")
+    async def claims(
+        self,
+        info: EngramInfo,
+        space: str,
+        filter: ClaimFilterInput | None = None,
+        first: int = listing.DEFAULT_PAGE,
+        after: str | None = None,
+        as_of: datetime | None = None,
+        known_at: datetime | None = None,
+    ) -> ClaimConnection:
+        async def work() -> ClaimConnection:
+            view = await info.context.view(space, as_of, known_at)
+            wanted = filter or ClaimFilterInput()
+            subject_id = await _entity_id(info, view, wanted.subject) if wanted.subject else None
+            try:
+                statuses = tuple(
+                    ClaimStatus(s) for s in (wanted.statuses or listing.DEFAULT_STATUSES)
+                )
+            except ValueError as failure:
+                raise ValidationFailed(str(failure), field="filter.statuses") from None
+            page = await listing.list_claims(
+                info.context.graph,
+                view,
+                listing.ClaimFilter(
+                    type=wanted.type,
+                    key_prefix=wanted.key_prefix,
+                    subject_id=subject_id,
+                    predicate=wanted.predicate,
+                    statuses=statuses,
+                ),
+                first=first,
+                after=after,
+            )
+            return ClaimConnection(
+                nodes=[Claim.of(c, view) for c in page.claims],
+                end_cursor=page.end,
+                has_next_page=page.has_more,
+            )
+
+        return await _query(work)
+
+    @strawberry.field(description="Every revision of a key, with both intervals and reasons.")
+    async def claim_history(
+        self, info: EngramInfo, space: str, key: str, known_at: datetime | None = None
+    ) -> list[Claim]:
+        async def work() -> list[Claim]:
+            view = await info.context.view(space, None, known_at)
+            history = await reads.claim_history(info.context.graph, view, key)
+            return [Claim.of(c, view) for c in history]
+
+        return await _query(work)
+
+    @strawberry.field(description="An episode with its observations visible in the view.")
+    async def episode(
+        self,
+        info: EngramInfo,
+        space: str,
+        id: strawberry.ID,
+        as_of: datetime | None = None,
+        known_at: datetime | None = None,
+    ) -> Episode | None:
+        async def work() -> Episode:
+            view = await info.context.view(space, as_of, known_at)
+            return Episode.of(await reads.get_episode(info.context.graph, view, id))
+
+        return await _query(work)
+
+    @strawberry.field(description="Claims and episodes that began in [from, to), in time order.")
+    async def timeline(
+        self,
+        info: EngramInfo,
+        space: str,
+        from_: Annotated[datetime, strawberry.argument(name="from")],
+        to: datetime,
+        known_at: datetime | None = None,
+        first: int = 100,
+    ) -> Timeline:
+        async def work() -> Timeline:
+            view = await info.context.view(space, None, known_at)
+            found = await listing.timeline(info.context.graph, view, from_, to, first=first)
+            return Timeline(
+                claims=[Claim.of(c, view) for c in found.claims],
+                episodes=[Episode.of(e) for e in found.episodes],
+            )
+
+        return await _query(work)
+
+    @strawberry.field(description="Entities reachable through visible relations (1–4 hops).")
+    async def related(
+        self,
+        info: EngramInfo,
+        space: str,
+        entity: EntityRefInput,
+        hops: int = 1,
+        relation_types: list[str] | None = None,
+        direction: Direction = traverse.Direction.BOTH,
+        as_of: datetime | None = None,
+        known_at: datetime | None = None,
+        first: int = 50,
+    ) -> Related:
+        async def work() -> Related:
+            traverse.check_related(hops, relation_types, first)
+            view = await info.context.view(space, as_of, known_at)
+            start = await _entity_id(info, view, entity)
+            found = await traverse.related(
+                info.context.graph,
+                view,
+                start,
+                hops=hops,
+                relation_types=relation_types,
+                direction=direction,
+                first=first,
+            )
+            entities = await reads.entities_by_ids(info.context.graph, view, list(found.distances))
+            nodes = [
+                RelatedEntity(entity=Entity.of(e), distance=found.distances[e.id])
+                for e in entities
+                if e is not None
+            ]
+            nodes.sort(key=lambda n: (n.distance, n.entity.key))
+            return Related(
+                nodes=nodes,
+                relations=[Relation.of(r, view) for r in found.relations],
+                truncated=found.truncated,
+            )
+
+        return await _query(work)
+
+    @strawberry.field(description="The shortest visible paths between two entities, explained.")
+    async def explain_relation(
+        self,
+        info: EngramInfo,
+        space: str,
+        from_: Annotated[EntityRefInput, strawberry.argument(name="from")],
+        to: EntityRefInput,
+        max_hops: int = 3,
+        as_of: datetime | None = None,
+        known_at: datetime | None = None,
+        first: int = 5,
+    ) -> Explanation:
+        async def work() -> Explanation:
+            traverse.check_explain(max_hops, first)
+            view = await info.context.view(space, as_of, known_at)
+            source = await _entity_id(info, view, from_)
+            target = await _entity_id(info, view, to)
+            found = await traverse.explain_relation(
+                info.context.graph, view, source, target, max_hops=max_hops, first=first
+            )
+            return Explanation.of(found, view)
+
+        return await _query(work)
+
+    @strawberry.field(
+        description="Visible claims matching text or meaning, fused by reciprocal rank."
+    )
+    async def search(
+        self,
+        info: EngramInfo,
+        space: str,
+        query: str,
+        types: list[MemoryType] | None = None,
+        as_of: datetime | None = None,
+        known_at: datetime | None = None,
+        first: int = SEARCH_FIRST,
+    ) -> list[SearchHit]:
+        async def work() -> list[SearchHit]:
+            view = await info.context.view(space, as_of, known_at)
+            hits = await search.search(
+                info.context.graph,
+                view,
+                query,
+                info.context.embedder,
+                types=list(types) if types else None,
+                first=first,
+            )
+            return [
+                SearchHit(claim=Claim.of(h.claim, view), score=h.score, sources=list(h.sources))
+                for h in hits
+            ]
+
+        return await _query(work)
+
+    @strawberry.field(description="The core snapshot for a prompt, never over budgetBytes.")
+    async def context(
+        self,
+        info: EngramInfo,
+        space: str,
+        budget_bytes: int = context.DEFAULT_BUDGET,
+        as_of: datetime | None = None,
+        known_at: datetime | None = None,
+    ) -> ContextSnapshot:
+        async def work() -> ContextSnapshot:
+            view = await info.context.view(space, as_of, known_at)
+            snap = await context.context_snapshot(
+                info.context.graph, view, budget_bytes=budget_bytes
+            )
+            return ContextSnapshot.of(snap)
+
+        return await _query(work)
+
+
+def build_schema(
+    *, dev: bool, max_depth: int = 12, max_aliases: int = 20, max_tokens: int = 2000
+) -> strawberry.Schema:
+    """The schema with its limits; introspection only in dev mode."""
+    extensions: list[Any] = [
+        lambda: QueryDepthLimiter(max_depth=max_depth),
+        lambda: MaxAliasesLimiter(max_alias_count=max_aliases),
+        lambda: MaxTokensLimiter(max_token_count=max_tokens),
+        lambda: ParserCache(maxsize=256),
+        lambda: ValidationCache(maxsize=256),
+        lambda: MaskErrors(should_mask_error=should_mask),
+        QueryCounter,
+    ]
+    if not dev:
+        extensions.append(DisableIntrospection)
+    return EngramSchema(
+        query=Query, mutation=Mutation, extensions=extensions, scalar_overrides={datetime: DATETIME}
+    )
+
+
+schema = build_schema(dev=False)
+
+
+def sdl() -> str:
+    """The schema in SDL, as committed in schema.graphql."""
+    return schema.as_str() + "\n"

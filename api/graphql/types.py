@@ -1,0 +1,307 @@
+"""Strawberry types mirroring graph/'s records.
+
+Each object keeps the `View` it was read in (`strawberry.Private`), so nested fields — a claim's
+evidence, a relation's entities — are read in the same space, at the same tier and the same
+`asOf`/`knownAt`: authorisation holds on every hop, not only at the top.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import Enum
+
+import strawberry
+from strawberry.scalars import JSON
+from strawberry.types import Info
+
+from api.graphql.loaders import entity_loader, evidence_loader
+from api.graphql.request_context import EngramContext
+from graph.commands import spaces
+from graph.domain import model
+from graph.erasure import selectors
+from graph.reads import traverse
+from graph.reads.visibility import View
+
+EngramInfo = Info[EngramContext, None]
+
+# Register the domain's enums with Strawberry (in place), then annotate with the domain types.
+for _enum in (
+    model.MemoryType,
+    model.ClaimStatus,
+    model.EvidenceKind,
+    model.Authority,
+    model.EpisodeStatus,
+    model.EpisodeKind,
+    model.ObservationKind,
+    model.Role,
+    model.ArtifactStorage,
+    model.EntityKind,
+    model.CorrectionKind,
+    traverse.Direction,
+    selectors.SelectorKind,
+):
+    strawberry.enum(_enum)
+
+MemoryType = model.MemoryType
+ClaimStatus = model.ClaimStatus
+EvidenceKind = model.EvidenceKind
+Authority = model.Authority
+EpisodeStatus = model.EpisodeStatus
+EpisodeKind = model.EpisodeKind
+ObservationKind = model.ObservationKind
+Role = model.Role
+ArtifactStorage = model.ArtifactStorage
+EntityKind = model.EntityKind
+CorrectionKind = model.CorrectionKind
+Direction = traverse.Direction
+SelectorKind = selectors.SelectorKind
+
+
+@strawberry.enum(description="Privacy tiers, ordered; a key cleared for a tier reads the lower.")
+class Privacy(Enum):
+    PUBLIC = "public"
+    NORMAL = "normal"
+    PRIVATE = "private"
+    SECRET = "secret"
+
+    @staticmethod
+    def of(tier: model.Privacy) -> Privacy:
+        return Privacy(tier.name.lower())
+
+    def tier(self) -> model.Privacy:
+        return model.Privacy[self.name]
+
+
+@strawberry.type(description="A memory space: the unit of tenancy; nothing crosses spaces.")
+class Space:
+    id: strawberry.ID
+    name: str
+    description: str
+    recorded_at: datetime = strawberry.field(description="When Engram created the space.")
+
+    @staticmethod
+    def of(space: spaces.Space) -> Space:
+        return Space(
+            id=strawberry.ID(space.id),
+            name=space.name,
+            description=space.description,
+            recorded_at=space.recorded_at,
+        )
+
+
+@strawberry.type(description="A person, org, project, repo, file, url, topic or other.")
+class Entity:
+    id: strawberry.ID
+    key: str
+    kind: EntityKind
+    canonical: str
+    name: str = strawberry.field(description="The name valid at the view's asOf.")
+    aliases: list[str]
+    merged_from: list[str] = strawberry.field(description="Keys of entities merged into this.")
+    recorded_at: datetime
+
+    @staticmethod
+    def of(entity: model.Entity) -> Entity:
+        return Entity(
+            id=strawberry.ID(entity.id),
+            key=entity.key,
+            kind=entity.kind,
+            canonical=entity.canonical,
+            name=entity.name,
+            aliases=list(entity.aliases),
+            merged_from=list(entity.merged_from),
+            recorded_at=entity.recorded_at,
+        )
+
+
+async def entity_in_view(info: EngramInfo, view: View, entity_id: str | None) -> Entity | None:
+    """The entity with `entity_id` as `view` shows it (through the request's DataLoader)."""
+    if entity_id is None:
+        return None
+    found = await entity_loader(info.context, view).load(entity_id)
+    return Entity.of(found) if found is not None else None
+
+
+@strawberry.type(description="One piece of evidence: an observation or an artifact.")
+class Evidence:
+    kind: EvidenceKind
+    authority: Authority
+    recorded_at: datetime
+    note: str | None
+    observation_id: strawberry.ID | None
+    artifact_id: strawberry.ID | None
+    episode_id: strawberry.ID | None
+    text: str | None = strawberry.field(description="Observation text or inline artifact content.")
+    locator: str | None
+    observed_at: datetime | None
+
+    @staticmethod
+    def of(link: model.EvidenceLink) -> Evidence:
+        return Evidence(
+            kind=link.kind,
+            authority=link.authority,
+            recorded_at=link.recorded_at,
+            note=link.note,
+            observation_id=strawberry.ID(link.observation_id) if link.observation_id else None,
+            artifact_id=strawberry.ID(link.artifact_id) if link.artifact_id else None,
+            episode_id=strawberry.ID(link.episode_id) if link.episode_id else None,
+            text=link.text,
+            locator=link.locator,
+            observed_at=link.observed_at,
+        )
+
+
+@strawberry.type(description="One revision of a claim, with both time intervals.")
+class Claim:
+    id: strawberry.ID
+    key: str
+    revision: int
+    type: MemoryType
+    status: ClaimStatus
+    predicate: str | None
+    value: JSON | None
+    text: str
+    confidence: float
+    importance: float
+    privacy: Privacy
+    pinned: bool
+    reason: str | None
+    actor: str
+    valid_from: datetime | None
+    valid_to: datetime | None
+    recorded_at: datetime
+    superseded_at: datetime | None
+    subject_id: strawberry.Private[str | None]
+    object_id: strawberry.Private[str | None]
+    view: strawberry.Private[View]
+
+    @staticmethod
+    def of(claim: model.Claim, view: View) -> Claim:
+        return Claim(
+            id=strawberry.ID(claim.id),
+            key=claim.key,
+            revision=claim.revision,
+            type=claim.type,
+            status=claim.status,
+            predicate=claim.predicate,
+            value=claim.value,
+            text=claim.text,
+            confidence=claim.confidence,
+            importance=claim.importance,
+            privacy=Privacy.of(claim.privacy),
+            pinned=claim.pinned,
+            reason=claim.reason,
+            actor=claim.actor,
+            valid_from=claim.valid_from,
+            valid_to=claim.valid_to,
+            recorded_at=claim.recorded_at,
+            superseded_at=claim.superseded_at,
+            subject_id=claim.subject_id,
+            object_id=claim.object_id,
+            view=view,
+        )
+
+    @strawberry.field(description="What supports, contradicts or corrected this revision.")
+    async def evidence(self, info: EngramInfo) -> list[Evidence]:
+        links = await evidence_loader(info.context, self.view).load(str(self.id))
+        return [Evidence.of(link) for link in links]
+
+    @strawberry.field(description="The entity the claim is about, as of the view.")
+    async def subject(self, info: EngramInfo) -> Entity | None:
+        return await entity_in_view(info, self.view, self.subject_id)
+
+    @strawberry.field(description="The entity a relation claim points to, as of the view.")
+    async def object(self, info: EngramInfo) -> Entity | None:
+        return await entity_in_view(info, self.view, self.object_id)
+
+
+@strawberry.type
+class ClaimConnection:
+    nodes: list[Claim]
+    end_cursor: str | None = strawberry.field(description="Pass as `after` for the next page.")
+    has_next_page: bool
+
+
+@strawberry.type(description="Append-only source material inside an episode.")
+class Observation:
+    id: strawberry.ID
+    seq: int
+    kind: ObservationKind
+    role: Role
+    content: str
+    content_hash: str
+    observed_at: datetime
+    privacy: Privacy
+    recorded_at: datetime
+
+    @staticmethod
+    def of(observation: model.Observation) -> Observation:
+        return Observation(
+            id=strawberry.ID(observation.id),
+            seq=observation.seq,
+            kind=observation.kind,
+            role=observation.role,
+            content=observation.content,
+            content_hash=observation.content_hash,
+            observed_at=observation.observed_at,
+            privacy=Privacy.of(observation.privacy),
+            recorded_at=observation.recorded_at,
+        )
+
+
+@strawberry.type(
+    description="A bounded slice of experience: a conversation, a tool run, an import."
+)
+class Episode:
+    id: strawberry.ID
+    title: str
+    kind: EpisodeKind
+    status: EpisodeStatus
+    participants: list[str]
+    started_at: datetime
+    ended_at: datetime | None
+    extractor_version: str | None
+    recorded_at: datetime
+    supersedes_id: strawberry.ID | None
+    observations: list[Observation]
+
+    @staticmethod
+    def of(episode: model.Episode) -> Episode:
+        return Episode(
+            id=strawberry.ID(episode.id),
+            title=episode.title,
+            kind=episode.kind,
+            status=episode.status,
+            participants=list(episode.participants),
+            started_at=episode.started_at,
+            ended_at=episode.ended_at,
+            extractor_version=episode.extractor_version,
+            recorded_at=episode.recorded_at,
+            supersedes_id=strawberry.ID(episode.supersedes_id) if episode.supersedes_id else None,
+            observations=[Observation.of(o) for o in episode.observations],
+        )
+
+
+@strawberry.type(description="A file or external reference used as evidence.")
+class Artifact:
+    id: strawberry.ID
+    storage: ArtifactStorage
+    locator: str
+    media_type: str
+    size: int
+    sha256: str | None
+    recorded_at: datetime
+    content: str | None
+
+    @staticmethod
+    def of(artifact: model.Artifact) -> Artifact:
+        return Artifact(
+            id=strawberry.ID(artifact.id),
+            storage=artifact.storage,
+            locator=artifact.locator,
+            media_type=artifact.media_type,
+            size=artifact.size,
+            sha256=artifact.sha256,
+            recorded_at=artifact.recorded_at,
+            content=artifact.content,
+        )

@@ -1,0 +1,140 @@
+"""Audit events (one per mutation) and idempotency keys.
+
+An audit event says who did what to which ids, when, and with which outcome — never the content
+itself (keys, values and titles live on the records they describe), so forgetting a record
+leaves its audit trail intact and content-free.
+
+An idempotency key is unique within its space and the writer's privacy tier (a uniqueness
+constraint on the space and the key's digest, which folds the tier in): writers at one tier
+share keys, and a writer never meets — by a replay or a `CONFLICT` — a key used at another tier,
+so a key says nothing about writes it may not read. The first request under a key stores a hash
+of the request and its result in its audit event; a replay with the same request returns that
+result and writes nothing; the same key with a different request is a `CONFLICT`. Keys are
+kept as SHA-256 digests (callers may put names in them, and audit events outlive forgetting);
+the result holds only ids.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from typing import Any, LiteralString
+
+from graph.commands.writing import WriteContext, new_id
+from graph.domain.errors import Conflict, ValidationFailed
+from graph.domain.model import Privacy, canonical_json
+from graph.store.db import run
+
+MAX_IDEMPOTENCY_KEY = 200
+
+FIND_IDEMPOTENT: LiteralString = """
+UNWIND $keys AS key
+MATCH (a:AuditEvent {spaceId: $spaceId, idempotencyKey: key.digest})
+RETURN key.key AS key, a.action AS action, a.requestHash AS requestHash,
+       a.resultJson AS resultJson
+"""
+
+CREATE_AUDIT_EVENTS: LiteralString = """
+UNWIND $events AS event
+CREATE (a:AuditEvent)
+SET a = event, a.at = $now, a.spaceId = $spaceId, a.actor = $actor
+"""
+
+
+@dataclass(frozen=True)
+class Replay:
+    action: str
+    result: dict[str, Any]
+
+
+@dataclass
+class AuditLog:
+    """Audit events collected during one transaction and written at its end."""
+
+    events: list[dict[str, Any]] = field(default_factory=list)
+
+    def add(
+        self,
+        action: str,
+        targets: list[str],
+        *,
+        idempotency_key: str | None = None,
+        request_hash: str | None = None,
+        result: dict[str, Any] | None = None,
+        detail: str | None = None,
+    ) -> None:
+        self.events.append(
+            {
+                "id": new_id(),
+                "action": action,
+                "outcome": "ok",
+                "targetIds": targets,
+                "idempotencyKey": idempotency_key,
+                "requestHash": request_hash,
+                "resultJson": canonical_json(result) if result is not None else None,
+                "detail": detail,
+            }
+        )
+
+    async def write(self, ctx: WriteContext) -> None:
+        if self.events:
+            events = [
+                {
+                    **event,
+                    "idempotencyKey": key_digest(event["idempotencyKey"], ctx.max_privacy)
+                    if event["idempotencyKey"]
+                    else None,
+                }
+                for event in self.events
+            ]
+            await run(
+                ctx.tx,
+                CREATE_AUDIT_EVENTS,
+                events=events,
+                now=ctx.now,
+                spaceId=ctx.space_id,
+                actor=ctx.actor,
+            )
+
+
+def key_digest(key: str, tier: Privacy) -> str:
+    """How an idempotency key used by a writer at `tier` is stored and looked up. (At the top
+    tier it is the digest of the key alone, as before tiers were folded in, so keys recorded
+    by operators then still replay.)"""
+    scoped = key if tier is Privacy.SECRET else f"{tier.name.lower()}:{key}"
+    return hashlib.sha256(("idempotency:" + scoped).encode()).hexdigest()
+
+
+def request_hash(action: str, payload: Any) -> str:
+    """A stable fingerprint of a request: the same request hashes the same."""
+    return hashlib.sha256(
+        canonical_json({"action": action, "request": payload}).encode()
+    ).hexdigest()
+
+
+def check_idempotency_key(key: str | None) -> None:
+    if key is not None and not (0 < len(key) <= MAX_IDEMPOTENCY_KEY):
+        raise ValidationFailed(
+            f"an idempotency key is 1–{MAX_IDEMPOTENCY_KEY} characters", field="idempotencyKey"
+        )
+
+
+async def find_replays(
+    ctx: WriteContext, requests: dict[str, tuple[str, str]]
+) -> dict[str, Replay]:
+    """Earlier results of requests by idempotency key: `{key: (action, requestHash)}`."""
+    if not requests:
+        return {}
+    keys = [{"key": key, "digest": key_digest(key, ctx.max_privacy)} for key in requests]
+    rows = await run(ctx.tx, FIND_IDEMPOTENT, keys=keys, spaceId=ctx.space_id)
+    replays: dict[str, Replay] = {}
+    for row in rows:
+        action, wanted_hash = requests[row["key"]]
+        if row["action"] != action or row["requestHash"] != wanted_hash:
+            raise Conflict(
+                f"idempotency key {row['key']!r} was already used for a different request",
+                field="idempotencyKey",
+            )
+        replays[row["key"]] = Replay(action, json.loads(row["resultJson"] or "{}"))
+    return replays

@@ -1,0 +1,229 @@
+"""Evidence: references from a write to observations and artifacts, checked before linking.
+
+Evidence must exist in the writing space and not be erased; its authority must be one the
+observation's role allows (a user's message may be `user_stated`, an assistant's may not).
+
+Evidence is at least as private as every claim it is linked to. A claim may rest on material
+more private than itself (a `normal` fact from a `secret` contract), never on less: otherwise a
+writer at the lower tier, forgetting the material it may read, would strip the support of a
+claim above its tier, and a writer may change nothing it cannot read.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, LiteralString
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from graph.commands.writing import WriteContext
+from graph.domain.errors import Forgotten, NotFound, ValidationFailed
+from graph.domain.model import ROLE_AUTHORITY, Authority, EvidenceKind, Privacy, Role
+from graph.domain.timeutil import to_native
+from graph.store.db import run
+
+MAX_EVIDENCE = 50
+
+FIND_OBSERVATIONS: LiteralString = """
+UNWIND $ids AS id
+MATCH (o:Observation {id: id})
+WHERE o.spaceId = $spaceId AND o.privacy <= $maxPrivacy
+RETURN o.id AS id, o.role AS role, o.observedAt AS observedAt, o.erasedAt AS erasedAt,
+       o.episodeId AS episodeId, o.content AS text, null AS locator, o.privacy AS privacy
+"""
+
+FIND_ARTIFACTS: LiteralString = """
+UNWIND $ids AS id
+MATCH (a:Artifact {id: id})
+WHERE a.spaceId = $spaceId AND a.privacy <= $maxPrivacy
+RETURN a.id AS id, a.recordedAt AS observedAt, a.erasedAt AS erasedAt, null AS episodeId,
+       a.content AS text, a.locator AS locator, a.privacy AS privacy
+"""
+
+LINK_OBSERVATIONS: LiteralString = """
+UNWIND $links AS link
+MATCH (c:Claim {id: link.claimId})
+MATCH (o:Observation {id: link.targetId})
+CREATE (c)-[e:$(link.kind)]->(o)
+SET e = link.props, e.recordedAt = $now
+"""
+
+LINK_ARTIFACTS: LiteralString = """
+UNWIND $links AS link
+MATCH (c:Claim {id: link.claimId})
+MATCH (a:Artifact {id: link.targetId})
+CREATE (c)-[e:$(link.kind)]->(a)
+SET e = link.props, e.recordedAt = $now
+"""
+
+COPY_SUPPORT: LiteralString = """
+UNWIND $copies AS copy
+MATCH (old:Claim {id: copy.fromId})-[e:SUPPORTED_BY]->(target)
+WHERE e.erasedAt IS NULL AND target.erasedAt IS NULL
+MATCH (new:Claim {id: copy.toId})
+WHERE target.privacy >= new.privacy AND target.privacy <= $maxPrivacy
+CREATE (new)-[e2:SUPPORTED_BY]->(target)
+SET e2 = properties(e), e2.recordedAt = $now, e2.privacy = new.privacy
+"""
+
+
+class EvidenceRef(BaseModel):
+    """One observation or artifact a write cites."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    observation_id: str | None = None
+    artifact_id: str | None = None
+    authority: Authority | None = None
+    note: str | None = Field(default=None, max_length=1000)
+
+    @model_validator(mode="after")
+    def _exactly_one_target(self) -> EvidenceRef:
+        if (self.observation_id is None) == (self.artifact_id is None):
+            raise ValueError("evidence cites exactly one of observation_id or artifact_id")
+        return self
+
+    @property
+    def target_id(self) -> str:
+        return self.observation_id or self.artifact_id or ""
+
+
+@dataclass(frozen=True)
+class ResolvedEvidence:
+    ref: EvidenceRef
+    label: str
+    authority: Authority
+    observed_at: datetime
+    privacy: Privacy
+    episode_id: str | None = None
+    text: str | None = None
+    locator: str | None = None
+
+    def projection(self, link: dict[str, Any], recorded_at: datetime) -> dict[str, Any]:
+        """The evidence row reads return (EVIDENCE_PROJECTION), for a link written now."""
+        return {
+            "kind": link["kind"],
+            "authority": link["props"]["authority"],
+            "note": link["props"]["note"],
+            "recordedAt": recorded_at,
+            "observationId": self.ref.observation_id,
+            "artifactId": self.ref.artifact_id,
+            "episodeId": self.episode_id,
+            "text": self.text,
+            "locator": self.locator,
+            "observedAt": self.observed_at,
+        }
+
+
+async def resolve_evidence(
+    ctx: WriteContext, refs: list[EvidenceRef]
+) -> dict[str, ResolvedEvidence]:
+    """Check every cited observation/artifact; keyed by target id."""
+    observation_ids = sorted({r.observation_id for r in refs if r.observation_id})
+    artifact_ids = sorted({r.artifact_id for r in refs if r.artifact_id})
+    found: dict[str, dict[str, Any]] = {}
+    lookups: list[tuple[list[str], LiteralString, dict[str, Any]]] = [
+        (observation_ids, FIND_OBSERVATIONS, {"label": "Observation"}),
+        (artifact_ids, FIND_ARTIFACTS, {"label": "Artifact", "role": Role.DOCUMENT.value}),
+    ]
+    for ids, query, marks in lookups:
+        if not ids:
+            continue
+        rows = await run(
+            ctx.tx, query, ids=ids, spaceId=ctx.space_id, maxPrivacy=int(ctx.max_privacy)
+        )
+        for row in rows:
+            found[row["id"]] = {**row, **marks}
+    resolved: dict[str, ResolvedEvidence] = {}
+    for ref in refs:
+        what = "observation" if ref.observation_id else "artifact"
+        target = found.get(ref.target_id)
+        if target is None:
+            raise NotFound(f"no {what} {ref.target_id!r} in space {ctx.space!r}", field="evidence")
+        row = target
+        if row["erasedAt"] is not None:
+            raise Forgotten(f"{what} {ref.target_id!r} was forgotten", field="evidence")
+        allowed = ROLE_AUTHORITY[Role(row["role"])]
+        authority = ref.authority or allowed[0]
+        if authority not in allowed:
+            raise ValidationFailed(
+                f"evidence from a {row['role']} {what} cannot have authority {authority} "
+                f"(allowed: {', '.join(allowed)})",
+                field="evidence.authority",
+            )
+        resolved[ref.target_id] = ResolvedEvidence(
+            ref,
+            row["label"],
+            authority,
+            to_native(row["observedAt"]),
+            Privacy(int(row["privacy"])),
+            row.get("episodeId"),
+            row.get("text"),
+            row.get("locator"),
+        )
+    return resolved
+
+
+@dataclass
+class EvidencePlan:
+    """Evidence edges to create in one transaction."""
+
+    links: list[dict[str, Any]]
+    copies: list[dict[str, str]]
+
+    def __init__(self) -> None:
+        self.links = []
+        self.copies = []
+
+    def link(
+        self,
+        claim: dict[str, Any],
+        kind: EvidenceKind,
+        evidence: ResolvedEvidence,
+        *,
+        authority: Authority | None = None,
+    ) -> None:
+        if evidence.privacy < int(claim["privacy"]):
+            what = evidence.label.lower()
+            raise ValidationFailed(
+                f"{what} {evidence.ref.target_id!r} is {evidence.privacy.name.lower()}, less "
+                f"private than the claim ({Privacy(int(claim['privacy'])).name.lower()}) it "
+                "would support: evidence is at least as private as its claim (record it at the "
+                "claim's privacy)",
+                field="evidence",
+            )
+        self.links.append(
+            {
+                "claimId": claim["id"],
+                "label": evidence.label,
+                "kind": kind.value,
+                "targetId": evidence.ref.target_id,
+                "props": {
+                    "authority": (authority or evidence.authority).value,
+                    "note": evidence.ref.note,
+                    "spaceId": claim["spaceId"],
+                    "privacy": claim["privacy"],
+                },
+            }
+        )
+
+    def copy_support(self, from_id: str, to_id: str) -> None:
+        """The new row keeps the supporting evidence of the row it re-states."""
+        self.copies.append({"fromId": from_id, "toId": to_id})
+
+    async def write(self, ctx: WriteContext) -> None:
+        observations = [link for link in self.links if link["label"] == "Observation"]
+        artifacts = [link for link in self.links if link["label"] == "Artifact"]
+        if observations:
+            await run(ctx.tx, LINK_OBSERVATIONS, links=observations, now=ctx.now)
+        if artifacts:
+            await run(ctx.tx, LINK_ARTIFACTS, links=artifacts, now=ctx.now)
+        if self.copies:
+            await run(
+                ctx.tx,
+                COPY_SUPPORT,
+                copies=self.copies,
+                now=ctx.now,
+                maxPrivacy=int(ctx.max_privacy),
+            )

@@ -1,0 +1,365 @@
+"""Claim revisions: the state of a key, and the plan of rows one transaction writes.
+
+Rows are never edited: a revision is a new `(:Claim)` node; the rows it replaces get
+`supersededAt` (and so do the relations they asserted). A claim whose object is an entity
+asserts a real, typed relationship between the two entities carrying the row's intervals.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, LiteralString
+
+from graph.commands.captions import caption, kind_label, refresh_display_names
+from graph.commands.writing import WriteContext, new_id
+from graph.domain import memory_types as mt
+from graph.domain.errors import Forgotten
+from graph.domain.intervals import Interval
+from graph.domain.model import Claim, ClaimStatus, MemoryType, Privacy
+from graph.store.db import run
+from graph.store.rows import EVIDENCE_PROJECTION, claim_record, native_props
+
+# A key as the writer sees it: only rows at or below its tier count, for the revision numbers as
+# for the rows it may supersede, so a key held above the tier answers as if it were new.
+LOAD_KEY_STATES: LiteralString = """
+UNWIND $keys AS key
+OPTIONAL MATCH (c:Claim {spaceId: $spaceId, key: key})
+WHERE c.privacy <= $maxPrivacy
+WITH key, c.privacy AS privacy, max(c.revision) AS head,
+     collect(CASE WHEN c.supersededAt IS NULL AND c.erasedAt IS NULL THEN properties(c) END)
+       AS current
+WITH key,
+     collect(CASE WHEN privacy IS NULL THEN NULL ELSE [privacy, head] END) AS heads,
+     reduce(rows = [], part IN collect(current) | rows + part) AS current
+CALL (key) {
+  OPTIONAL MATCH (e:Entity {spaceId: $spaceId, key: key})
+  WHERE e.privacy <= $maxPrivacy AND e.erasedAt IS NULL
+  RETURN e.id AS entityId, e.privacy AS entityPrivacy
+  ORDER BY e.privacy, e.recordedAt
+  LIMIT 1
+}
+RETURN key, heads, current, entityId, entityPrivacy
+"""
+
+LOAD_CLAIMS: LiteralString = (
+    """
+UNWIND $ids AS id
+MATCH (c:Claim {id: id})
+OPTIONAL MATCH (c)-[e:SUPPORTED_BY|CONTRADICTED_BY|CORRECTED_BY]->(t)
+WHERE t.erasedAt IS NULL AND e.erasedAt IS NULL AND t.privacy <= $maxPrivacy
+RETURN properties(c) AS claim, collect(CASE WHEN t IS NULL THEN NULL ELSE """
+    + EVIDENCE_PROJECTION
+    + """ END) AS evidence
+"""
+)
+
+# The kind label comes from captions.kind_label's allow-list.
+CREATE_ENTITIES: LiteralString = """
+UNWIND $entities AS entity
+CREATE (e:Entity)
+SET e = entity.props, e.recordedAt = $now, e.name = entity.props.canonical
+SET e:$(entity.label)
+"""
+
+SUPERSEDE_CLAIMS: LiteralString = """
+UNWIND $ids AS id
+MATCH (c:Claim {id: id})
+SET c.supersededAt = $now
+WITH c
+WHERE c.objectId IS NOT NULL
+MATCH (:Entity {id: c.subjectId})-[r]->(:Entity {id: c.objectId})
+WHERE r.claimId = c.id AND r.supersededAt IS NULL
+SET r.supersededAt = $now, r.current = false
+"""
+
+CREATE_CLAIMS: LiteralString = """
+UNWIND $rows AS row
+CREATE (c:Claim:Unembedded)
+SET c = row, c.recordedAt = $now
+WITH c
+WHERE c.subjectId IS NOT NULL
+MATCH (subject:Entity {id: c.subjectId})
+CREATE (c)-[:ABOUT {recordedAt: $now}]->(subject)
+"""
+
+CREATE_REVISES: LiteralString = """
+UNWIND $links AS link
+MATCH (newer:Claim {id: link.fromId})
+MATCH (older:Claim {id: link.toId})
+CREATE (newer)-[:REVISES {recordedAt: $now}]->(older)
+"""
+
+CREATE_RELATIONS: LiteralString = """
+UNWIND $relations AS relation
+MATCH (s:Entity {id: relation.subjectId})
+MATCH (o:Entity {id: relation.objectId})
+CREATE (s)-[r:$(relation.type)]->(o)
+SET r = relation.props, r.recordedAt = $now
+"""
+
+ASSERTING_STATUSES = (ClaimStatus.ACTIVE.value, ClaimStatus.DISPUTED.value)
+"""Statuses whose rows assert their relation (a retracted row asserts nothing)."""
+
+
+@dataclass
+class KeyState:
+    """What a key holds as one writer sees it (rows at or below its tier), as the transaction
+    plans its writes.
+
+    Each tier's rows of a key are a line of their own: a write at tier P supersedes only rows
+    at P. Revision numbers count per tier: a row at tier P is numbered after every row of the key
+    at P or below, never after a row above P. So numbers say nothing about rows a reader cannot
+    see, and a writer below another's tier can never collide with or skip over its rows (the
+    uniqueness constraint is on space, key, privacy and revision)."""
+
+    key: str
+    heads: dict[int, int]
+    """Highest revision number ever used at each tier the writer sees (erased rows included)."""
+    current: list[dict[str, Any]]
+    """Rows not superseded and not erased, as property maps."""
+    entity_id: str | None = None
+    entity_privacy: int | None = None
+
+    def head_at(self, privacy: Privacy | int) -> int:
+        """The revision a write at `privacy` follows (what `expectedRevision` names): the
+        newest number at that tier or below."""
+        return max((n for p, n in self.heads.items() if p <= int(privacy)), default=0)
+
+    def next_revision(self, privacy: Privacy | int) -> int:
+        """The number of a new row at `privacy`: after every row at that tier or below."""
+        tier = int(privacy)
+        revision = 1 + max((n for p, n in self.heads.items() if p <= tier), default=0)
+        self.heads[tier] = revision
+        return revision
+
+    def line(self, privacy: Privacy | int) -> list[dict[str, Any]]:
+        """The current rows of the key's line at `privacy`: the rows a write at that tier
+        supersedes, restates or corroborates (never a row of another tier's line)."""
+        return [row for row in self.current if int(row["privacy"]) == int(privacy)]
+
+    def latest_current_id(self, privacy: Privacy | int) -> str | None:
+        """The newest current row of the line a new row at `privacy` continues."""
+        rows = self.line(privacy)
+        if not rows:
+            return None
+        return str(max(rows, key=lambda row: int(row["revision"]))["id"])
+
+
+async def load_key_states(ctx: WriteContext, keys: list[str]) -> dict[str, KeyState]:
+    rows = await run(
+        ctx.tx,
+        LOAD_KEY_STATES,
+        keys=sorted(set(keys)),
+        spaceId=ctx.space_id,
+        maxPrivacy=int(ctx.max_privacy),
+    )
+    return {
+        row["key"]: KeyState(
+            key=row["key"],
+            heads={int(p): int(n) for p, n in row["heads"]},
+            current=[native_props(props) for props in row["current"]],
+            entity_id=row["entityId"],
+            entity_privacy=row["entityPrivacy"],
+        )
+        for row in rows
+    }
+
+
+async def load_claims(ctx: WriteContext, ids: list[str]) -> dict[str, Claim]:
+    """Claim rows by id with their unerased evidence at or below the writer's tier (for
+    command results, replays included); FORGOTTEN when one was erased — a replay never
+    brings content back."""
+    rows = await run(ctx.tx, LOAD_CLAIMS, ids=sorted(set(ids)), maxPrivacy=int(ctx.max_privacy))
+    for row in rows:
+        if row["claim"].get("erasedAt") is not None:
+            raise Forgotten(f"claim {row['claim']['id']} was forgotten", field="idempotencyKey")
+    return {row["claim"]["id"]: claim_record(row["claim"], row["evidence"]) for row in rows}
+
+
+def claim_row(
+    ctx: WriteContext,
+    *,
+    key: str,
+    revision: int,
+    memory_type: MemoryType,
+    value: Any,
+    content: dict[str, Any],
+    confidence: float,
+    importance: float,
+    privacy: Privacy,
+    pinned: bool,
+    interval: Interval,
+    subject_name: str | None,
+    object_name: str | None,
+    reason: str | None,
+    status: ClaimStatus = ClaimStatus.ACTIVE,
+) -> dict[str, Any]:
+    """The property map of a new claim row: its text (for search) and its caption (for
+    people) name entities by the slugs of their keys — the claim's own content, so forgetting
+    an entity's name or reading at a lower tier never finds a name in a caption."""
+    row: dict[str, Any] = {
+        "id": new_id(),
+        "spaceId": ctx.space_id,
+        "key": key,
+        "revision": revision,
+        "type": memory_type.value,
+        **content,
+        "status": status.value,
+        "confidence": confidence,
+        "importance": importance,
+        "privacy": int(privacy),
+        "pinned": pinned,
+        "reason": reason,
+        "actor": ctx.actor,
+        "validFrom": interval.start,
+        "validTo": interval.end,
+        "supersededAt": None,
+    }
+    if memory_type is MemoryType.ENTITY:
+        canonical = key.split(":", 2)[2]
+        name = (value or {}).get("name") or canonical
+        aliases = [a for a in (value or {}).get("aliases", []) if a != name]
+        row["name"] = name
+        row["aliases"] = aliases
+        also = f" (also: {', '.join(aliases)})" if aliases else ""
+        attrs = mt.summarize((value or {}).get("attrs"))
+        summary = f"{name}{also}" + (f"; {attrs}" if attrs else "")
+        shown = summary
+    elif memory_type is MemoryType.FACT:
+        rendered = object_name if object_name is not None else mt.summarize(value)
+        summary = f"{subject_name} {content['predicate']} {rendered}"
+        shown = summary
+    else:
+        summary = mt.summarize(value)
+        shown = f"{key.split(':', 1)[1]}: {summary}"
+    row["text"] = mt.retrieval_text(memory_type, key, summary)
+    row["caption"] = caption(memory_type, shown)
+    return row
+
+
+@dataclass
+class WritePlan:
+    """Rows, supersessions, entities and relations to write at the end of a transaction."""
+
+    entities: list[dict[str, Any]] = field(default_factory=list)
+    superseded: list[str] = field(default_factory=list)
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    revises: list[dict[str, str]] = field(default_factory=list)
+    relations: list[dict[str, Any]] = field(default_factory=list)
+
+    def entity_for(self, ctx: WriteContext, key: str, state: KeyState, privacy: Privacy) -> str:
+        """The entity an `entity:` key names, created with its first claim at or below the
+        claim's tier (a reader of the claim can then read its entity)."""
+        if state.entity_id is None or (state.entity_privacy or 0) > privacy:
+            state.entity_privacy = int(privacy)
+            _, kind, canonical = key.split(":", 2)
+            state.entity_id = new_id()
+            self.entities.append(
+                {
+                    "props": {
+                        "id": state.entity_id,
+                        "spaceId": ctx.space_id,
+                        "key": key,
+                        "kind": kind,
+                        "canonical": canonical,
+                        "privacy": int(privacy),
+                    },
+                    "label": kind_label(kind),
+                }
+            )
+        return state.entity_id
+
+    def supersede(self, ctx: WriteContext, old: dict[str, Any], state: KeyState) -> None:
+        """End `old` in recorded time. A row planned earlier in this same transaction ends
+        as it begins (`[now, now)`): it was never current, but its revision is kept."""
+        state.current = [row for row in state.current if row["id"] != old["id"]]
+        pending = next((row for row in self.rows if row["id"] == old["id"]), None)
+        if pending is None:
+            self.superseded.append(str(old["id"]))
+            return
+        pending["supersededAt"] = ctx.now
+        for relation in self.relations:
+            if relation["props"]["claimId"] == old["id"]:
+                relation["props"]["supersededAt"] = ctx.now
+                relation["props"]["current"] = False
+
+    def create(self, row: dict[str, Any], state: KeyState, *, revises: str | None) -> None:
+        self.rows.append(row)
+        state.current.append(row)
+        if revises is not None:
+            self.revises.append({"fromId": row["id"], "toId": revises})
+        if row.get("objectId") is not None and row["status"] in ASSERTING_STATUSES:
+            self.relations.append(
+                {
+                    "subjectId": row["subjectId"],
+                    "objectId": row["objectId"],
+                    "type": row["predicate"],
+                    "props": {
+                        "claimId": row["id"],
+                        "claimKey": row["key"],
+                        "revision": row["revision"],
+                        "spaceId": row["spaceId"],
+                        "privacy": row["privacy"],
+                        "status": row["status"],
+                        "confidence": row["confidence"],
+                        "validFrom": row.get("validFrom"),
+                        "validTo": row.get("validTo"),
+                        "current": row.get("supersededAt") is None,
+                    },
+                }
+            )
+
+    def restate(
+        self,
+        ctx: WriteContext,
+        old: dict[str, Any],
+        state: KeyState,
+        interval: Interval,
+        *,
+        status: ClaimStatus | None = None,
+        reason: str | None = None,
+    ) -> dict[str, Any]:
+        """A new row repeating `old` over `interval` (the part of it that still holds)."""
+        row = {
+            k: v
+            for k, v in old.items()
+            if k not in {"recordedAt", "supersededAt", "erasedAt", "lastCitedAt"}
+        }
+        row.update(
+            id=new_id(),
+            revision=state.next_revision(old["privacy"]),
+            validFrom=interval.start,
+            validTo=interval.end,
+            actor=ctx.actor,
+            supersededAt=None,
+            reason=reason or f"restates revision {old['revision']} over the time it still holds",
+        )
+        if status is not None:
+            row["status"] = status.value
+        self.create(row, state, revises=str(old["id"]))
+        return row
+
+    def pending_ids(self) -> set[str]:
+        return {str(row["id"]) for row in self.rows}
+
+    async def write(self, ctx: WriteContext) -> None:
+        if self.entities:
+            await run(ctx.tx, CREATE_ENTITIES, entities=self.entities, now=ctx.now)
+        if self.superseded:
+            await run(ctx.tx, SUPERSEDE_CLAIMS, ids=self.superseded, now=ctx.now)
+        if self.rows:
+            await run(ctx.tx, CREATE_CLAIMS, rows=self.rows, now=ctx.now)
+        if self.revises:
+            await run(ctx.tx, CREATE_REVISES, links=self.revises, now=ctx.now)
+        if self.relations:
+            await run(ctx.tx, CREATE_RELATIONS, relations=self.relations, now=ctx.now)
+        await refresh_display_names(
+            ctx, {row["subjectId"] for row in self.rows if row["type"] == MemoryType.ENTITY.value}
+        )
+
+
+def interval_of(row: dict[str, Any]) -> Interval:
+    start: datetime | None = row.get("validFrom")
+    end: datetime | None = row.get("validTo")
+    return Interval(start, end)

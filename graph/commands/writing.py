@@ -1,0 +1,70 @@
+"""What every writing transaction starts with: the recorded-time tick and its space.
+
+All Engram writers tick the one clock first, so they run one after the other: whatever a
+transaction reads after `begin_write` is the latest committed state and nobody else writes until
+it commits. That is what makes "check, then write" safe without further locks — evidence that
+is checked unerased stays unerased until this transaction commits.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from datetime import datetime
+from typing import LiteralString
+
+from neo4j import AsyncManagedTransaction
+
+from graph.domain.actor import Actor
+from graph.domain.errors import NotFound
+from graph.domain.model import Privacy
+from graph.domain.timeutil import to_native
+from graph.store.clock import TICK
+from graph.store.db import run
+
+TICK_NOW: LiteralString = TICK + "RETURN now"
+
+TICK_IN_SPACE: LiteralString = (
+    TICK
+    + """
+OPTIONAL MATCH (s:Space {name: $space})
+WHERE s.erasedAt IS NULL
+RETURN now, s.id AS id
+"""
+)
+
+
+@dataclass(frozen=True)
+class WriteContext:
+    """The recorded time of this transaction, its space, and who writes at which tier.
+
+    A writer at tier `max_privacy` never reads, returns, erases, supersedes or learns of
+    anything above it: every lookup a command makes filters by it, so what lies above the
+    tier answers exactly as if it did not exist."""
+
+    tx: AsyncManagedTransaction
+    now: datetime
+    space_id: str
+    space: str
+    actor: str
+    """The actor's name, as the audit trail and the rows it writes record it."""
+    max_privacy: Privacy
+    legal: bool
+    """The actor may place and release legal holds here (and learn what a hold is about)."""
+
+
+async def begin_write(tx: AsyncManagedTransaction, space: str, actor: Actor) -> WriteContext:
+    """Check the actor's write grant, tick the clock (serialising writers), then find the
+    space; FORBIDDEN without a grant, NOT_FOUND if the space is gone."""
+    actor.check_write(space)
+    tier = actor.tier_in(space)
+    [row] = await run(tx, TICK_IN_SPACE, space=space)
+    if row["id"] is None:
+        raise NotFound(f"no space named {space!r}", field="space")
+    return WriteContext(
+        tx, to_native(row["now"]), row["id"], space, actor.name, tier, actor.has_legal(space)
+    )
+
+
+def new_id() -> str:
+    return str(uuid.uuid4())

@@ -1,0 +1,294 @@
+"""Memory types: key grammar, value shapes, conflict policy and the retention gate.
+
+    >>> parse_key("pref:writing:tone")
+    ParsedKey(type=<MemoryType.PREF: 'pref'>, parts=('writing', 'tone'))
+    >>> POLICIES[MemoryType.PREF]
+    <Policy.OVERWRITE: 'overwrite'>
+    >>> check_gate(MemoryType.PROFILE, confidence=0.5, authorities={Authority.USER_STATED})
+    GateRefused: profile claims need confidence ≥ 0.8 (got 0.5); …
+
+Keys are readable and stable: `<type>:<part>:…`, no whitespace, at most 512 characters; the last
+part may contain ':' (URLs). Every rule here is deterministic and explains itself when it refuses.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import date
+from typing import Any
+
+from graph.domain.errors import GateRefused, ValidationFailed
+from graph.domain.model import Authority, EntityKind, MemoryType, Policy
+
+MAX_KEY_LENGTH = 512
+MAX_VALUE_BYTES = 16_384
+
+PREF_SCOPES = ("writing", "coding", "tools", "ui", "other")
+TASK_STATUSES = ("todo", "doing", "done", "blocked")
+OPEN_TASK_STATUSES = ("todo", "doing", "blocked")
+GOAL_STATUSES = ("active", "achieved", "abandoned", "paused")
+
+PREDICATE = re.compile(r"^[A-Z][A-Z0-9_]{0,63}$")
+"""Relation types and fact predicates; spliced into Cypher only after this check."""
+
+RESERVED_PREDICATES = frozenset(
+    {
+        "MERGED_INTO",
+        "ABOUT",
+        "REVISES",
+        "SUPPORTED_BY",
+        "CONTRADICTED_BY",
+        "CORRECTED_BY",
+        "HAS_OBSERVATION",
+        "SUPERSEDES",
+        "DISPUTED_WITH",
+    }
+)
+"""Engram's own relationship types: a fact may not pose as one (a fact `MERGED_INTO` would
+otherwise redirect every lookup of its subject)."""
+
+
+def is_predicate(text: str) -> bool:
+    return bool(PREDICATE.match(text)) and text not in RESERVED_PREDICATES
+
+
+_PART = re.compile(r"^[^\s:]+$")
+_LAST_PART = re.compile(r"^\S+$")
+_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+
+PARTS: dict[MemoryType, tuple[str, ...]] = {
+    MemoryType.PROFILE: ("subject",),
+    MemoryType.PREF: ("scope", "name"),
+    MemoryType.GOAL: ("project_or_topic", "name"),
+    MemoryType.TASK: ("project", "task_id"),
+    MemoryType.DECISION: ("project", "topic"),
+    MemoryType.ENTITY: ("kind", "canonical"),
+    MemoryType.EVENT: ("scope", "date", "slug"),
+    MemoryType.CASE: ("domain", "slug"),
+    MemoryType.PATTERN: ("domain", "name"),
+    MemoryType.FACT: ("subject", "predicate", "object"),
+}
+"""The parts after `<type>:`; a fact key may omit its object part (a literal-valued fact)."""
+
+POLICIES: dict[MemoryType, Policy] = {
+    MemoryType.PROFILE: Policy.VERSIONED,
+    MemoryType.PREF: Policy.OVERWRITE,
+    MemoryType.GOAL: Policy.OVERWRITE,
+    MemoryType.TASK: Policy.OVERWRITE,
+    MemoryType.DECISION: Policy.VERSIONED,
+    MemoryType.ENTITY: Policy.OVERWRITE,
+    MemoryType.EVENT: Policy.VERSIONED,
+    MemoryType.CASE: Policy.OVERWRITE,
+    MemoryType.PATTERN: Policy.OVERWRITE,
+    MemoryType.FACT: Policy.OVERWRITE,
+}
+
+
+@dataclass(frozen=True)
+class Gate:
+    min_confidence: float
+    needs_authority: Authority | None = None
+
+
+GATES: dict[MemoryType, Gate] = {
+    MemoryType.PROFILE: Gate(0.8, Authority.USER_STATED),
+    MemoryType.PREF: Gate(0.6, Authority.USER_STATED),
+    MemoryType.GOAL: Gate(0.6),
+    MemoryType.TASK: Gate(0.0),
+    MemoryType.DECISION: Gate(0.7),
+    MemoryType.ENTITY: Gate(0.5),
+    MemoryType.EVENT: Gate(0.0),
+    MemoryType.CASE: Gate(0.5),
+    MemoryType.PATTERN: Gate(0.5),
+    MemoryType.FACT: Gate(0.5),
+}
+"""The retention gate: below these a write is refused, with the reason; events take anything."""
+
+
+@dataclass(frozen=True)
+class ParsedKey:
+    type: MemoryType
+    parts: tuple[str, ...]
+
+    def part(self, name: str) -> str | None:
+        names = PARTS[self.type]
+        index = names.index(name)
+        return self.parts[index] if index < len(self.parts) else None
+
+
+def parse_key(key: str) -> ParsedKey:
+    """Validate `key` against its type's grammar."""
+    if not key or len(key) > MAX_KEY_LENGTH:
+        raise ValidationFailed(f"a key is 1–{MAX_KEY_LENGTH} characters", field="key")
+    head, _, rest = key.partition(":")
+    try:
+        memory_type = MemoryType(head)
+    except ValueError:
+        known = ", ".join(t.value for t in MemoryType)
+        raise ValidationFailed(
+            f"key {key!r} must start with a memory type ({known}) and ':'", field="key"
+        ) from None
+    names = PARTS[memory_type]
+    parts = tuple(rest.split(":", len(names) - 1)) if rest else ()
+    minimum = 2 if memory_type is MemoryType.FACT else len(names)
+    if len(parts) < minimum or any(not part for part in parts):
+        shape = ":".join(f"<{n}>" for n in names)
+        raise ValidationFailed(f"key {key!r} must look like {head}:{shape}", field="key")
+    for part in parts[:-1]:
+        if not _PART.match(part):
+            raise ValidationFailed(f"key {key!r} has whitespace or ':' in a part", field="key")
+    if not _LAST_PART.match(parts[-1]):
+        raise ValidationFailed(f"key {key!r} has whitespace in its last part", field="key")
+    parsed = ParsedKey(memory_type, parts)
+    _check_parts(key, parsed)
+    return parsed
+
+
+def _is_date(text: str) -> bool:
+    if not _DATE.match(text):
+        return False
+    try:
+        date.fromisoformat(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _check_parts(key: str, parsed: ParsedKey) -> None:
+    if parsed.type is MemoryType.PREF and parsed.part("scope") not in PREF_SCOPES:
+        raise ValidationFailed(
+            f"key {key!r}: a preference scope is one of {', '.join(PREF_SCOPES)}", field="key"
+        )
+    if parsed.type is MemoryType.ENTITY:
+        kind = parsed.part("kind")
+        if kind not in {k.value for k in EntityKind}:
+            kinds = ", ".join(k.value for k in EntityKind)
+            raise ValidationFailed(f"key {key!r}: an entity kind is one of {kinds}", field="key")
+    if parsed.type is MemoryType.EVENT and not _is_date(parsed.part("date") or ""):
+        raise ValidationFailed(f"key {key!r}: an event key's date is YYYY-MM-DD", field="key")
+    if parsed.type is MemoryType.FACT and not is_predicate(parsed.part("predicate") or ""):
+        raise ValidationFailed(
+            f"key {key!r}: a fact key's predicate is UPPER_SNAKE_CASE and not one of "
+            "Engram's own relationship types",
+            field="key",
+        )
+
+
+def key_part(text: str) -> str:
+    """`text` made safe as a key part: whitespace and ':' percent-encoded."""
+    return re.sub(r"[\s:%]", lambda m: f"%{ord(m.group()):02X}", text)
+
+
+def fact_key(subject_key: str, predicate: str, object_key: str | None) -> str:
+    """The derived key of a fact: `fact:<kind>/<canonical>:<PREDICATE>[:<kind>/<canonical>]`."""
+
+    def short(entity_key: str) -> str:
+        _, kind, canonical = entity_key.split(":", 2)
+        return f"{kind}/{key_part(canonical)}"
+
+    key = f"fact:{short(subject_key)}:{predicate}"
+    return key if object_key is None else f"{key}:{short(object_key)}"
+
+
+def check_value(parsed: ParsedKey, value: Any) -> None:
+    """Check the value shape the memory-types spec gives each type."""
+    memory_type = parsed.type
+    if memory_type is MemoryType.FACT:
+        return
+    if not isinstance(value, dict):
+        raise ValidationFailed(f"a {memory_type} value is a JSON object", field="value")
+
+    def must_match(field_name: str, part_name: str) -> None:
+        given = value.get(field_name)
+        expected = parsed.part(part_name)
+        if given is not None and str(given) != expected:
+            raise ValidationFailed(
+                f"value.{field_name} is {given!r} but the key says {expected!r}",
+                field=f"value.{field_name}",
+            )
+
+    def must_be_one_of(field_name: str, allowed: tuple[str, ...], required: bool) -> None:
+        given = value.get(field_name)
+        if given is None and not required:
+            return
+        if given not in allowed:
+            raise ValidationFailed(
+                f"value.{field_name} must be one of {', '.join(allowed)}",
+                field=f"value.{field_name}",
+            )
+
+    def must_be_text(field_name: str) -> None:
+        given = value.get(field_name)
+        if not isinstance(given, str) or not given.strip():
+            raise ValidationFailed(
+                f"a {memory_type} value needs a non-empty text {field_name!r}",
+                field=f"value.{field_name}",
+            )
+
+    if memory_type is MemoryType.PREF:
+        must_match("scope", "scope")
+        must_match("name", "name")
+        if "value" not in value:
+            raise ValidationFailed("a preference value needs 'value'", field="value.value")
+    elif memory_type is MemoryType.TASK:
+        must_be_one_of("status", TASK_STATUSES, required=True)
+        must_match("task_id", "task_id")
+    elif memory_type is MemoryType.GOAL:
+        must_be_one_of("status", GOAL_STATUSES, required=False)
+    elif memory_type is MemoryType.DECISION:
+        must_be_text("decision")
+    elif memory_type is MemoryType.EVENT:
+        must_be_text("title")
+        must_match("date", "date")
+    elif memory_type is MemoryType.ENTITY:
+        must_match("kind", "kind")
+        must_match("canonical", "canonical")
+        name = value.get("name")
+        if name is not None and (not isinstance(name, str) or not name.strip()):
+            raise ValidationFailed("value.name is a non-empty text", field="value.name")
+        aliases = value.get("aliases", [])
+        if not isinstance(aliases, list) or not all(isinstance(a, str) for a in aliases):
+            raise ValidationFailed("value.aliases is a list of texts", field="value.aliases")
+
+
+def check_gate(memory_type: MemoryType, *, confidence: float, authorities: set[Authority]) -> None:
+    """The retention gate: refuse, with the reason, what this type must not keep."""
+    gate = GATES[memory_type]
+    advice = (
+        "; uncertain content is accepted only as an event (type 'event')"
+        if memory_type is not MemoryType.EVENT
+        else ""
+    )
+    if confidence < gate.min_confidence:
+        raise GateRefused(
+            f"{memory_type} claims need confidence ≥ {gate.min_confidence} "
+            f"(got {confidence}){advice}",
+            field="confidence",
+        )
+    if gate.needs_authority is not None and gate.needs_authority not in authorities:
+        raise GateRefused(
+            f"{memory_type} claims need at least one evidence of authority "
+            f"{gate.needs_authority} (got {', '.join(sorted(authorities)) or 'none'}){advice}",
+            field="evidence",
+        )
+
+
+def retrieval_text(memory_type: MemoryType, key: str, summary: str) -> str:
+    """The text indexed for search: `[type:key]` then a readable summary."""
+    return f"[{memory_type}:{key}]\n{summary}".strip()
+
+
+def summarize(value: Any) -> str:
+    """A readable one-paragraph rendering of a JSON value."""
+    if isinstance(value, dict):
+        parts = []
+        for name, item in value.items():
+            if isinstance(item, dict | list):
+                parts.append(f"{name}: {summarize(item)}")
+            elif item is not None:
+                parts.append(f"{name}: {item}")
+        return "; ".join(parts)
+    if isinstance(value, list):
+        return ", ".join(summarize(item) for item in value)
+    return "" if value is None else str(value)

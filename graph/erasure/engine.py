@@ -1,0 +1,355 @@
+"""The erase engine forget, retention purges and ledger replays share: content out of every
+selected row, the evidence that supported only them, the links that carried it, claims left
+without support cascaded to a retracted revision, entities still named above the erasing tier
+lifted instead of erased — all in the caller's transaction, never content in what it returns.
+
+    >>> erasure = await erase(ctx, selection, held=held_ids)
+    >>> erasure.fingerprints, erasure.made_inactive, erasure.lifted
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import secrets
+from dataclasses import dataclass, field
+from typing import LiteralString
+
+from graph.commands.captions import ENTITY_KIND_LABELS, refresh_display_names
+from graph.commands.writing import WriteContext
+from graph.erasure.selectors import Selection
+from graph.store.db import run
+
+CASCADE_REASON = "its only evidence was forgotten"
+
+SPACE_SALT: LiteralString = """
+MATCH (s:Space {id: $spaceId})
+SET s.forgetSalt = coalesce(s.forgetSalt, $fresh)
+RETURN s.forgetSalt AS salt
+"""
+
+_CITING: LiteralString = """
+<-[:SUPPORTED_BY]-(c:Claim)
+WHERE c.supersededAt IS NULL AND c.erasedAt IS NULL
+RETURN DISTINCT c.id AS id
+"""
+CLAIMS_CITING_OBSERVATIONS: LiteralString = (
+    "UNWIND $ids AS id\nMATCH (t:Observation {id: id})" + _CITING
+)
+CLAIMS_CITING_ARTIFACTS: LiteralString = "UNWIND $ids AS id\nMATCH (t:Artifact {id: id})" + _CITING
+
+OBSERVATION_TEXTS: LiteralString = """
+UNWIND $ids AS id
+MATCH (o:Observation {id: id})
+WHERE o.content IS NOT NULL
+RETURN o.content AS text
+"""
+
+ARTIFACT_CONTENT: LiteralString = """
+UNWIND $ids AS id
+MATCH (a:Artifact {id: id})
+RETURN a.content AS text, a.storage AS storage, a.locator AS locator
+"""
+
+ERASE_CLAIMS: LiteralString = """
+UNWIND $ids AS id
+MATCH (c:Claim {id: id})
+CALL (c) {
+  WITH c WHERE c.objectId IS NOT NULL
+  MATCH (:Entity {id: c.subjectId})-[relation]->(:Entity {id: c.objectId})
+  WHERE relation.claimId = c.id
+  DELETE relation
+}
+WITH c
+CALL (c) {
+  MATCH (c)-[:MEANS]->(meaning:Meaning)
+  DETACH DELETE meaning
+}
+OPTIONAL MATCH (c)-[r]-()
+DELETE r
+WITH DISTINCT c
+SET c.erasedAt = coalesce(c.erasedAt, $now), c.key = 'forgotten:' + c.id
+REMOVE c:Unembedded
+REMOVE c.valueJson, c.text, c.caption, c.name, c.aliases, c.reason, c.predicate,
+       c.subjectId, c.objectId
+"""
+
+ERASE_OBSERVATIONS: LiteralString = """
+UNWIND $ids AS id
+MATCH (o:Observation {id: id})
+OPTIONAL MATCH (o)<-[e]-(:Claim)
+DELETE e
+WITH DISTINCT o
+SET o.erasedAt = coalesce(o.erasedAt, $now)
+REMOVE o.content, o.contentHash
+"""
+
+ERASE_ARTIFACTS: LiteralString = """
+UNWIND $ids AS id
+MATCH (a:Artifact {id: id})
+OPTIONAL MATCH (a)<-[e]-(:Claim)
+DELETE e
+WITH DISTINCT a
+SET a.erasedAt = coalesce(a.erasedAt, $now)
+REMOVE a.content, a.locator, a.sha256
+"""
+
+ERASE_ENTITIES: LiteralString = (
+    """
+UNWIND $ids AS id
+MATCH (e:Entity {id: id})
+OPTIONAL MATCH (e)-[r]-()
+DELETE r
+WITH DISTINCT e
+SET e.erasedAt = coalesce(e.erasedAt, $now), e.key = 'forgotten:' + e.id
+REMOVE e.canonical, e.name
+REMOVE e"""
+    + ENTITY_KIND_LABELS
+    + "\n"
+)
+
+# An entity that claims above the forgetting writer's tier still name (the writer's own claims
+# about it are erased already) is lifted to the lowest such tier instead of being erased: from
+# then on no view at or below the writer's tier — current or past — shows it, and the tiers above
+# keep what they know. Merges the writer could see go with it.
+LIFT_ENTITIES: LiteralString = """
+UNWIND $ids AS id
+MATCH (e:Entity {id: id})
+CALL (e) {
+  MATCH (c:Claim {subjectId: e.id})
+  WHERE c.erasedAt IS NULL
+  RETURN c.privacy AS privacy
+  UNION
+  MATCH (c:Claim {objectId: e.id})
+  WHERE c.erasedAt IS NULL
+  RETURN c.privacy AS privacy
+}
+WITH e, min(privacy) AS kept
+WHERE kept > $maxPrivacy
+SET e.privacy = kept
+WITH e
+CALL (e) {
+  MATCH (e)-[m:MERGED_INTO]-(:Entity)
+  WHERE m.privacy <= $maxPrivacy
+  DELETE m
+}
+RETURN e.id AS id, e.privacy AS privacy
+"""
+
+NAMED_ENTITIES: LiteralString = """
+UNWIND $ids AS id
+MATCH (c:Claim {id: id})
+WHERE c.type = 'entity' AND c.subjectId IS NOT NULL
+RETURN DISTINCT c.subjectId AS id
+"""
+
+ERASE_EPISODES: LiteralString = """
+UNWIND $ids AS id
+MATCH (e:Episode {id: id})
+SET e.erasedAt = coalesce(e.erasedAt, $now), e.status = 'tombstoned'
+REMOVE e.title, e.participants
+"""
+
+EXCLUSIVE_EVIDENCE: LiteralString = """
+UNWIND $ids AS id
+MATCH (:Claim {id: id})-[:SUPPORTED_BY|CONTRADICTED_BY|CORRECTED_BY]->(t)
+WITH DISTINCT t
+WHERE t.erasedAt IS NULL AND t.privacy <= $maxPrivacy AND NOT EXISTS {
+  MATCH (t)<-[:SUPPORTED_BY|CONTRADICTED_BY|CORRECTED_BY]-(other:Claim)
+  WHERE NOT other.id IN $ids
+}
+RETURN t.id AS id, t:Observation AS observation
+"""
+
+SPACE_BLOBS: LiteralString = """
+MATCH (a:Artifact {storage: 'blob'})
+WHERE a.spaceId = $spaceId AND a.erasedAt IS NULL
+RETURN DISTINCT a.locator AS locator
+"""
+
+# API keys name the spaces they grant; a forgotten space's name may be taken again by a new
+# space, so the grants of the old one are withdrawn with it (grants are JSON, edited in Python).
+KEYS_GRANTING_SPACE: LiteralString = """
+MATCH (s:Space {id: $spaceId})
+MATCH (k:ApiKey)
+WHERE k.grants CONTAINS ('"' + s.name + '"')
+RETURN s.name AS space, k.keyId AS keyId, k.grants AS grants
+"""
+
+SET_KEY_GRANTS: LiteralString = """
+UNWIND $keys AS key
+MATCH (k:ApiKey {keyId: key.keyId})
+SET k.grants = key.grants
+"""
+
+CLOSE_SPACE: LiteralString = """
+MATCH (s:Space {id: $spaceId})
+SET s.erasedAt = $now, s.name = 'forgotten-' + s.id
+REMOVE s.description, s.forgetSalt
+"""
+
+
+def content_fingerprint(salt: str, text: str) -> str:
+    """A keyed digest of erased text: recognises the same text again, reveals nothing alone."""
+    return hmac.new(salt.encode(), text.encode("utf-8"), hashlib.sha256).hexdigest()
+
+
+@dataclass
+class Erasure:
+    fingerprints: set[str] = field(default_factory=set)
+    blobs: set[str] = field(default_factory=set)
+    made_inactive: list[str] = field(default_factory=list)
+    lifted: dict[str, int] = field(default_factory=dict)
+    """Entities forgotten below a tier that still holds claims about them: id → the tier
+    they were lifted to (gone from every view below it, kept for the tiers above)."""
+
+
+async def withdraw_grants(ctx: WriteContext) -> int:
+    """Take the space being closed out of every API key's grants; returns the keys changed."""
+    changed = []
+    for row in await run(ctx.tx, KEYS_GRANTING_SPACE, spaceId=ctx.space_id):
+        grants = json.loads(row["grants"])
+        kept = [grant for grant in grants if grant.get("space") != row["space"]]
+        if len(kept) != len(grants):
+            changed.append({"keyId": row["keyId"], "grants": json.dumps(kept)})
+    if changed:
+        await run(ctx.tx, SET_KEY_GRANTS, keys=changed)
+    return len(changed)
+
+
+async def erase(
+    ctx: WriteContext,
+    selection: Selection,
+    *,
+    held: set[str] | None = None,
+    exclusive_evidence: bool = True,
+) -> Erasure:
+    """Erase the selected ids (and cascade); used by forget, retention purge and restore.
+
+    Evidence that supported nothing but the erased claims goes too — unless a legal hold
+    keeps it (`held`): a hold preserves evidence even when the claim drawn from it is forgotten.
+    A ledger replay passes `exclusive_evidence=False`: the tombstone lists what went, and
+    working it out again at another tier, without the holds of then, could take more.
+    """
+    held = held or set()
+    erasure = Erasure()
+    if selection.whole_space:
+        rows = await run(ctx.tx, SPACE_BLOBS, spaceId=ctx.space_id)
+        erasure.blobs = {str(row["locator"]).removeprefix("blob:") for row in rows}
+        await withdraw_grants(ctx)
+        await run(ctx.tx, CLOSE_SPACE, spaceId=ctx.space_id, now=ctx.now)
+        return erasure
+    if selection.claims and exclusive_evidence:
+        # Source material that only ever supported what is forgotten goes with it: a forgotten
+        # fact must not live on verbatim in the message it was taken from.
+        exclusive = await run(
+            ctx.tx,
+            EXCLUSIVE_EVIDENCE,
+            ids=sorted(selection.claims),
+            maxPrivacy=int(ctx.max_privacy),
+        )
+        for row in exclusive:
+            if row["id"] in held:
+                continue
+            target = selection.observations if row["observation"] else selection.artifacts
+            target.add(row["id"])
+    citing: set[str] = set()
+    for query, ids in (
+        (CLAIMS_CITING_OBSERVATIONS, selection.observations),
+        (CLAIMS_CITING_ARTIFACTS, selection.artifacts),
+    ):
+        if ids:
+            citing |= {row["id"] for row in await run(ctx.tx, query, ids=sorted(ids))}
+    texts: list[str] = []
+    if selection.observations:
+        for row in await run(ctx.tx, OBSERVATION_TEXTS, ids=sorted(selection.observations)):
+            texts.append(row["text"])
+    if selection.artifacts:
+        for row in await run(ctx.tx, ARTIFACT_CONTENT, ids=sorted(selection.artifacts)):
+            if row["text"] is not None:
+                texts.append(row["text"])
+            if row["storage"] == "blob" and row["locator"]:
+                erasure.blobs.add(str(row["locator"]).removeprefix("blob:"))
+    claims = sorted(selection.claims)
+    named: set[str] = set()
+    if claims:
+        named = {row["id"] for row in await run(ctx.tx, NAMED_ENTITIES, ids=claims)}
+        await run(ctx.tx, ERASE_CLAIMS, ids=claims, now=ctx.now)
+    if selection.observations:
+        await run(ctx.tx, ERASE_OBSERVATIONS, ids=sorted(selection.observations), now=ctx.now)
+    if selection.artifacts:
+        await run(ctx.tx, ERASE_ARTIFACTS, ids=sorted(selection.artifacts), now=ctx.now)
+    if selection.entities:
+        lifted = await run(
+            ctx.tx,
+            LIFT_ENTITIES,
+            ids=sorted(selection.entities),
+            maxPrivacy=int(ctx.max_privacy),
+        )
+        erasure.lifted = {row["id"]: int(row["privacy"]) for row in lifted}
+        erased = sorted(selection.entities - erasure.lifted.keys())
+        if erased:
+            await run(ctx.tx, ERASE_ENTITIES, ids=erased, now=ctx.now)
+    if selection.episodes:
+        await run(ctx.tx, ERASE_EPISODES, ids=sorted(selection.episodes), now=ctx.now)
+    if texts:
+        fresh = secrets.token_hex(32)
+        [row] = await run(ctx.tx, SPACE_SALT, spaceId=ctx.space_id, fresh=fresh)
+        erasure.fingerprints = {content_fingerprint(row["salt"], text) for text in texts}
+    candidates = sorted(citing - selection.claims)
+    if candidates:
+        rows = await run(
+            ctx.tx,
+            CASCADE,
+            ids=candidates,
+            spaceId=ctx.space_id,
+            now=ctx.now,
+            reason=CASCADE_REASON,
+            actor=ctx.actor,
+        )
+        erasure.made_inactive = [row["id"] for row in rows]
+        named |= {row["id"] for row in await run(ctx.tx, NAMED_ENTITIES, ids=erasure.made_inactive)}
+    # Display names follow the entity claims this erasure took away or retracted.
+    await refresh_display_names(ctx, named)
+    return erasure
+
+
+# Claims left without unerased support become non-active: each gets a retracted revision
+# (the next revision number of its key at its tier; pieces of one key are numbered in turn),
+# done on the server so a large cascade does not travel to Python and back. Evidence is at least
+# as private as its claims, so a cascade never reaches above the tier of what was erased.
+CASCADE: LiteralString = """
+UNWIND $ids AS id
+MATCH (c:Claim {id: id})
+WHERE c.supersededAt IS NULL AND c.erasedAt IS NULL AND c.status IN ['active', 'disputed']
+  AND NOT EXISTS {
+    MATCH (c)-[:SUPPORTED_BY]->(t)
+    WHERE t.erasedAt IS NULL
+  }
+WITH c.key AS key, c.privacy AS privacy, collect(c) AS orphans
+CALL (key, privacy) {
+  MATCH (row:Claim {spaceId: $spaceId, key: key})
+  WHERE row.privacy <= privacy
+  RETURN max(row.revision) AS head
+}
+UNWIND range(0, size(orphans) - 1) AS i
+WITH orphans[i] AS old, head + i + 1 AS revision
+SET old.supersededAt = $now
+WITH old, revision
+CALL (old) {
+  WITH old WHERE old.objectId IS NOT NULL
+  MATCH (:Entity {id: old.subjectId})-[relation]->(:Entity {id: old.objectId})
+  WHERE relation.claimId = old.id AND relation.supersededAt IS NULL
+  SET relation.supersededAt = $now, relation.current = false
+}
+CREATE (new:Claim)
+SET new = old {.*, id: randomUUID(), revision: revision, status: 'retracted', reason: $reason,
+               actor: $actor, recordedAt: $now, supersededAt: null}
+CREATE (new)-[:REVISES {recordedAt: $now}]->(old)
+WITH new
+OPTIONAL MATCH (subject:Entity {id: new.subjectId})
+FOREACH (_ IN CASE WHEN subject IS NULL THEN [] ELSE [1] END |
+  CREATE (new)-[:ABOUT {recordedAt: $now}]->(subject))
+RETURN new.id AS id
+"""

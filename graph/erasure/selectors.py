@@ -1,0 +1,234 @@
+"""What a forget, a legal hold or a retention purge applies to: a selector, resolved to ids.
+
+Selectors: one resource (claim — every revision of its key —, observation, episode with all its
+observations, artifact, entity with every claim about it), a subject + predicate (every revision
+of every claim with that subject and predicate), or a whole space.
+
+    >>> selection = await select(ctx, Selector(kind=SelectorKind.CLAIM, id=claim.id))
+    >>> selection.claims        # ids of every revision of the claim's key
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import LiteralString
+
+from pydantic import BaseModel, ConfigDict, model_validator
+
+from graph.commands.entity_refs import EntityRef, resolve_entities
+from graph.commands.writing import WriteContext
+from graph.domain.errors import Forbidden, Forgotten, NotFound, ValidationFailed
+from graph.domain.memory_types import PREDICATE
+from graph.domain.model import Privacy, canonical_json
+from graph.store.db import run
+
+
+class SelectorKind(StrEnum):
+    CLAIM = "CLAIM"
+    OBSERVATION = "OBSERVATION"
+    EPISODE = "EPISODE"
+    ARTIFACT = "ARTIFACT"
+    ENTITY = "ENTITY"
+    SUBJECT_PREDICATE = "SUBJECT_PREDICATE"
+    SPACE = "SPACE"
+
+
+class Selector(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    kind: SelectorKind
+    id: str | None = None
+    subject: EntityRef | None = None
+    predicate: str | None = None
+
+    @model_validator(mode="after")
+    def _shape(self) -> Selector:
+        if self.kind is SelectorKind.SUBJECT_PREDICATE:
+            if self.subject is None or self.predicate is None or self.id is not None:
+                raise ValueError("a SUBJECT_PREDICATE selector gives subject and predicate")
+            if not PREDICATE.match(self.predicate):
+                raise ValueError("predicate must be UPPER_SNAKE_CASE")
+        elif self.kind is SelectorKind.SPACE:
+            if self.id is not None or self.subject is not None or self.predicate is not None:
+                raise ValueError("a SPACE selector names nothing but the space")
+        elif self.id is None or self.subject is not None or self.predicate is not None:
+            raise ValueError(f"a {self.kind} selector gives the resource's id")
+        return self
+
+
+@dataclass
+class Selection:
+    """Ids selected, by label."""
+
+    claims: set[str] = field(default_factory=set)
+    observations: set[str] = field(default_factory=set)
+    episodes: set[str] = field(default_factory=set)
+    artifacts: set[str] = field(default_factory=set)
+    entities: set[str] = field(default_factory=set)
+    whole_space: bool = False
+    subject_id: str | None = None
+    predicate: str | None = None
+
+    def all_ids(self) -> set[str]:
+        return self.claims | self.observations | self.episodes | self.artifacts | self.entities
+
+    def counts(self) -> dict[str, int]:
+        return {
+            "claims": len(self.claims),
+            "observations": len(self.observations),
+            "episodes": len(self.episodes),
+            "artifacts": len(self.artifacts),
+            "entities": len(self.entities),
+        }
+
+
+# Every selector selects only what the writer's tier reaches: the rows of a key at or below it,
+# the observations of an episode at or below it, … What lies above stays as it is, and no count
+# or error tells the writer it is there.
+ROWS_OF_KEY_OF_CLAIM: LiteralString = """
+MATCH (c:Claim {id: $id})
+WHERE c.spaceId = $spaceId AND c.privacy <= $maxPrivacy
+OPTIONAL MATCH (row:Claim {spaceId: $spaceId, key: c.key})
+WHERE row.privacy <= $maxPrivacy
+RETURN c.erasedAt IS NOT NULL AS erased, collect(row.id) AS ids
+"""
+
+_ONE: LiteralString = """
+WHERE n.spaceId = $spaceId AND n.privacy <= $maxPrivacy
+RETURN n.erasedAt IS NOT NULL AS erased
+"""
+ONE_NODE: dict[str, LiteralString] = {
+    "OBSERVATION": "MATCH (n:Observation {id: $id})" + _ONE,
+    "EPISODE": "MATCH (n:Episode {id: $id})" + _ONE,
+    "ARTIFACT": "MATCH (n:Artifact {id: $id})" + _ONE,
+    "ENTITY": "MATCH (n:Entity {id: $id})" + _ONE,
+}
+
+OBSERVATIONS_OF_EPISODE: LiteralString = """
+MATCH (e:Episode {id: $id})-[:HAS_OBSERVATION]->(o:Observation)
+WHERE o.privacy <= $maxPrivacy
+RETURN collect(o.id) AS ids
+"""
+
+CLAIMS_ABOUT_ENTITY: LiteralString = """
+CALL () {
+  MATCH (c:Claim {subjectId: $id})
+  WHERE c.spaceId = $spaceId AND c.privacy <= $maxPrivacy
+  RETURN c.key AS key
+  UNION
+  MATCH (c:Claim {objectId: $id})
+  WHERE c.spaceId = $spaceId AND c.privacy <= $maxPrivacy
+  RETURN c.key AS key
+}
+WITH DISTINCT key
+MATCH (row:Claim {spaceId: $spaceId, key: key})
+WHERE row.privacy <= $maxPrivacy
+RETURN collect(DISTINCT row.id) AS ids
+"""
+
+CLAIMS_OF_SUBJECT_PREDICATE: LiteralString = """
+MATCH (c:Claim {subjectId: $subjectId})
+WHERE c.spaceId = $spaceId AND c.predicate = $predicate AND c.privacy <= $maxPrivacy
+WITH collect(DISTINCT c.key) AS keys
+UNWIND keys AS key
+MATCH (row:Claim {spaceId: $spaceId, key: key})
+WHERE row.privacy <= $maxPrivacy
+RETURN collect(DISTINCT row.id) AS ids
+"""
+
+
+def fingerprint(space_id: str, selector: Selector, selection: Selection) -> str:
+    """A content-free identity of what was selected (ids only), for the tombstone."""
+    body = {
+        "space": space_id,
+        "kind": selector.kind.value,
+        "ids": sorted(selection.all_ids()),
+        "subject": selection.subject_id,
+        "predicateSha256": hashlib.sha256((selection.predicate or "").encode()).hexdigest(),
+    }
+    return hashlib.sha256(canonical_json(body).encode()).hexdigest()
+
+
+async def select(ctx: WriteContext, selector: Selector) -> Selection:
+    """Resolve `selector` in the writing space; NOT_FOUND / FORGOTTEN for a missing target."""
+    selection = Selection()
+    kind = selector.kind
+    if kind is SelectorKind.SPACE:
+        if ctx.max_privacy < Privacy.SECRET:
+            # A whole space holds every tier; only a writer who may read them all may erase it.
+            raise Forbidden(
+                "forgetting a whole space needs a grant at tier secret", field="selector.kind"
+            )
+        selection.whole_space = True
+        return selection
+    if kind is SelectorKind.SUBJECT_PREDICATE:
+        assert selector.subject is not None
+        subject = (await resolve_entities(ctx, [(selector.subject, "subject")]))[selector.subject]
+        rows = await run(
+            ctx.tx,
+            CLAIMS_OF_SUBJECT_PREDICATE,
+            subjectId=subject.id,
+            predicate=selector.predicate,
+            spaceId=ctx.space_id,
+            maxPrivacy=int(ctx.max_privacy),
+        )
+        selection.claims = set(rows[0]["ids"])
+        selection.subject_id, selection.predicate = subject.id, selector.predicate
+        if not selection.claims:
+            raise NotFound(
+                f"no claim with subject {subject.key} and predicate {selector.predicate}",
+                field="selector",
+            )
+        return selection
+    assert selector.id is not None
+    if kind is SelectorKind.CLAIM:
+        rows = await run(
+            ctx.tx,
+            ROWS_OF_KEY_OF_CLAIM,
+            id=selector.id,
+            spaceId=ctx.space_id,
+            maxPrivacy=int(ctx.max_privacy),
+        )
+        _exists(rows, "claim", selector.id)
+        selection.claims = set(rows[0]["ids"])
+        return selection
+    rows = await run(
+        ctx.tx,
+        ONE_NODE[kind.value],
+        id=selector.id,
+        spaceId=ctx.space_id,
+        maxPrivacy=int(ctx.max_privacy),
+    )
+    _exists(rows, kind.value.lower(), selector.id)
+    if kind is SelectorKind.OBSERVATION:
+        selection.observations = {selector.id}
+    elif kind is SelectorKind.ARTIFACT:
+        selection.artifacts = {selector.id}
+    elif kind is SelectorKind.EPISODE:
+        selection.episodes = {selector.id}
+        observed = await run(
+            ctx.tx, OBSERVATIONS_OF_EPISODE, id=selector.id, maxPrivacy=int(ctx.max_privacy)
+        )
+        selection.observations = set(observed[0]["ids"])
+    elif kind is SelectorKind.ENTITY:
+        selection.entities = {selector.id}
+        about = await run(
+            ctx.tx,
+            CLAIMS_ABOUT_ENTITY,
+            id=selector.id,
+            spaceId=ctx.space_id,
+            maxPrivacy=int(ctx.max_privacy),
+        )
+        selection.claims = set(about[0]["ids"]) if about else set()
+    else:  # pragma: no cover - every kind is handled above
+        raise ValidationFailed(f"unknown selector kind {kind}")
+    return selection
+
+
+def _exists(rows: list[dict[str, object]], what: str, target: str) -> None:
+    if not rows:
+        raise NotFound(f"no {what} {target!r} in this space", field="selector.id")
+    if rows[0]["erased"]:
+        raise Forgotten(f"{what} {target!r} was already forgotten", field="selector.id")

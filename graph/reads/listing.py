@@ -1,0 +1,252 @@
+"""Lists through a `View`: claims with keyset cursors, evidence in batches, the timeline.
+
+    >>> page = await list_claims(graph, view, ClaimFilter(type=MemoryType.PREF), first=20)
+    >>> more = await list_claims(graph, view, ClaimFilter(type=MemoryType.PREF), after=page.end)
+
+Pages are ordered newest recorded first (`recordedAt`, then `id`) and continue strictly after the
+cursor, so concurrent writes never repeat or skip a row already paged past.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, LiteralString
+
+from graph.domain.errors import ValidationFailed
+from graph.domain.model import Claim, ClaimStatus, Episode, EvidenceLink, MemoryType
+from graph.reads.visibility import View, in_history, visible
+from graph.store.db import Graph
+from graph.store.rows import (
+    CLAIM_WITH_VISIBLE_EVIDENCE,
+    EVIDENCE_PROJECTION,
+    claim_record,
+    episode_record,
+    evidence_link,
+)
+
+MAX_PAGE = 100
+DEFAULT_PAGE = 20
+DEFAULT_STATUSES = (ClaimStatus.ACTIVE, ClaimStatus.DISPUTED)
+
+LIST_CLAIMS: LiteralString = (
+    """
+MATCH (c:Claim {spaceId: $spaceId})
+WHERE """
+    + visible("c")
+    + """
+  AND ($type IS NULL OR c.type = $type)
+  AND ($keyPrefix IS NULL OR c.key STARTS WITH $keyPrefix)
+  AND ($subjectId IS NULL OR c.subjectId = $subjectId)
+  AND ($predicate IS NULL OR c.predicate = $predicate)
+  AND c.status IN $statuses
+  AND ($afterAt IS NULL OR c.recordedAt < $afterAt
+       OR (c.recordedAt = $afterAt AND c.id < $afterId))
+RETURN properties(c) AS claim
+ORDER BY c.recordedAt DESC, c.id DESC
+LIMIT $limit
+"""
+)
+
+EVIDENCE_OF_CLAIMS: LiteralString = (
+    """
+UNWIND $ids AS id
+MATCH (c:Claim {id: id})
+MATCH (c)-[e:SUPPORTED_BY|CONTRADICTED_BY|CORRECTED_BY]->(t)
+WHERE """
+    + visible("e")
+    + " AND "
+    + visible("t")
+    + """
+RETURN id, """
+    + EVIDENCE_PROJECTION
+    + """ AS link
+"""
+)
+
+CLAIMS_BY_IDS: LiteralString = (
+    """
+UNWIND $ids AS id
+MATCH (c:Claim {id: id})
+WHERE """
+    + in_history("c")
+    + """
+RETURN properties(c) AS claim
+"""
+)
+
+CLAIMS_WITH_EVIDENCE: LiteralString = (
+    """
+UNWIND $ids AS id
+MATCH (c:Claim {id: id})
+WHERE """
+    + in_history("c")
+    + CLAIM_WITH_VISIBLE_EVIDENCE
+)
+
+TIMELINE_CLAIMS: LiteralString = (
+    """
+MATCH (c:Claim {spaceId: $spaceId})
+WHERE """
+    + in_history("c")
+    + """
+  AND (c.supersededAt IS NULL OR $knownAt < c.supersededAt)
+  AND c.validFrom >= $from AND c.validFrom < $to
+RETURN properties(c) AS claim
+ORDER BY c.validFrom, c.key, c.revision
+LIMIT $limit
+"""
+)
+
+TIMELINE_EPISODES: LiteralString = (
+    """
+MATCH (ep:Episode {spaceId: $spaceId})
+WHERE """
+    + in_history("ep")
+    + """
+  AND ep.startedAt >= $from AND ep.startedAt < $to
+WITH ep ORDER BY ep.startedAt, ep.id LIMIT $limit
+OPTIONAL MATCH (ep)-[:HAS_OBSERVATION]->(o:Observation)
+WHERE """
+    + visible("o")
+    + """
+WITH ep, collect(properties(o)) AS observations
+RETURN properties(ep) AS episode, observations
+ORDER BY episode.startedAt, episode.id
+"""
+)
+
+
+@dataclass(frozen=True)
+class ClaimFilter:
+    type: MemoryType | None = None
+    key_prefix: str | None = None
+    subject_id: str | None = None
+    predicate: str | None = None
+    statuses: tuple[ClaimStatus, ...] = DEFAULT_STATUSES
+
+
+@dataclass(frozen=True)
+class Page:
+    claims: list[Claim]
+    end: str | None
+    """Cursor of the last claim on the page (pass as `after` for the next page)."""
+    has_more: bool
+
+
+def encode_cursor(claim: Claim) -> str:
+    raw = json.dumps([claim.recorded_at.isoformat(), claim.id])
+    return base64.urlsafe_b64encode(raw.encode()).decode()
+
+
+def decode_cursor(cursor: str) -> tuple[datetime, str]:
+    try:
+        at, claim_id = json.loads(base64.urlsafe_b64decode(cursor.encode()))
+        return datetime.fromisoformat(at), str(claim_id)
+    except (ValueError, TypeError) as failure:
+        raise ValidationFailed(f"not a cursor from this API: {failure}", field="after") from None
+
+
+def check_first(first: int, maximum: int = MAX_PAGE) -> None:
+    if not 1 <= first <= maximum:
+        raise ValidationFailed(f"first must be between 1 and {maximum}", field="first")
+
+
+async def list_claims(
+    graph: Graph,
+    view: View,
+    claim_filter: ClaimFilter,
+    *,
+    first: int = DEFAULT_PAGE,
+    after: str | None = None,
+) -> Page:
+    """One page of the claims visible in `view` that match the filter."""
+    check_first(first)
+    after_at, after_id = decode_cursor(after) if after else (None, None)
+    rows = await graph.read(
+        LIST_CLAIMS,
+        **view.params(),
+        type=claim_filter.type.value if claim_filter.type else None,
+        keyPrefix=claim_filter.key_prefix,
+        subjectId=claim_filter.subject_id,
+        predicate=claim_filter.predicate,
+        statuses=[s.value for s in claim_filter.statuses],
+        afterAt=after_at,
+        afterId=after_id,
+        limit=first + 1,
+    )
+    claims = [claim_record(row["claim"]) for row in rows[:first]]
+    return Page(claims, encode_cursor(claims[-1]) if claims else None, len(rows) > first)
+
+
+async def evidence_of(graph: Graph, view: View, claim_ids: list[str]) -> list[list[EvidenceLink]]:
+    """The evidence visible in `view` of each claim, in one query (a DataLoader's batch)."""
+    rows = await graph.read(EVIDENCE_OF_CLAIMS, **view.params(), ids=sorted(set(claim_ids)))
+    by_claim: dict[str, list[EvidenceLink]] = {}
+    for row in rows:
+        by_claim.setdefault(row["id"], []).append(evidence_link(row["link"]))
+    for links in by_claim.values():
+        links.sort(key=lambda link: (link.recorded_at, link.kind, link.observation_id or ""))
+    return [by_claim.get(claim_id, []) for claim_id in claim_ids]
+
+
+async def claims_by_ids(graph: Graph, view: View, claim_ids: list[str]) -> list[Claim | None]:
+    """Claim revisions by id, as kept in history at `knownAt` (a DataLoader's batch)."""
+    rows = await graph.read(CLAIMS_BY_IDS, **view.params(), ids=sorted(set(claim_ids)))
+    found = {row["claim"]["id"]: claim_record(row["claim"]) for row in rows}
+    return [found.get(claim_id) for claim_id in claim_ids]
+
+
+async def claims_with_evidence(
+    graph: Graph, view: View, claim_ids: list[str]
+) -> tuple[dict[str, Claim], dict[str, list[EvidenceLink]]]:
+    """Claim revisions by id (as kept in history at `knownAt`) and the evidence visible in
+    `view` of each, in one query."""
+    if not claim_ids:
+        return {}, {}
+    rows = await graph.read(CLAIMS_WITH_EVIDENCE, **view.params(), ids=sorted(set(claim_ids)))
+    claims: dict[str, Claim] = {}
+    evidence: dict[str, list[EvidenceLink]] = {}
+    for row in rows:
+        claim = claim_record(row["claim"], row["evidence"])
+        claims[claim.id] = claim
+        evidence[claim.id] = list(claim.evidence)
+    return claims, evidence
+
+
+@dataclass(frozen=True)
+class Timeline:
+    claims: list[Claim] = field(default_factory=list)
+    episodes: list[Episode] = field(default_factory=list)
+
+
+async def timeline(
+    graph: Graph, view: View, start: datetime, end: datetime, *, first: int = 100
+) -> Timeline:
+    """What began in `[start, end)` of valid time — claims (as known at `knownAt`, whatever
+    `asOf`) and episodes — in time order."""
+    check_first(first, 500)
+    if end <= start:
+        raise ValidationFailed("a timeline ends after it starts", field="to")
+    params: dict[str, Any] = {**view.params(), "from": start, "to": end, "limit": first}
+    claims = [claim_record(r["claim"]) for r in await graph.read(TIMELINE_CLAIMS, **params)]
+    episodes = [
+        episode_record(r["episode"], r["observations"])
+        for r in await graph.read(TIMELINE_EPISODES, **params)
+    ]
+    return Timeline(claims, episodes)
+
+
+__all__ = [
+    "ClaimFilter",
+    "Page",
+    "Timeline",
+    "check_first",
+    "claims_by_ids",
+    "claims_with_evidence",
+    "evidence_of",
+    "list_claims",
+    "timeline",
+]

@@ -1,0 +1,268 @@
+"""Reads of single resources through a `View`: claims, claim history, entities, episodes.
+
+    >>> view = await View.open(graph, "alice", as_of=last_year)
+    >>> [c.value for c in await claims_by_key(graph, view, "pref:ui:theme")]
+    [{'value': 'dark'}]
+
+Every query here filters every node and relationship it returns with `visible()` (or, for history,
+`in_history()`); evidence is shown only where the link and its target are visible too.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any, LiteralString
+
+from graph.domain.errors import AmbiguousSubject, NotFound
+from graph.domain.model import Claim, ClaimStatus, Entity, EntityKind, Episode
+from graph.domain.timeutil import to_native
+from graph.reads.visibility import View, in_history, visible
+from graph.store.db import Graph
+from graph.store.rows import (
+    CLAIM_WITH_VISIBLE_EVIDENCE,
+    EVIDENCE_PROJECTION,
+    claim_record,
+    episode_record,
+)
+
+CLAIM_BY_ID: LiteralString = (
+    """
+MATCH (c:Claim {id: $id})
+WHERE """
+    + visible("c")
+    + CLAIM_WITH_VISIBLE_EVIDENCE
+)
+
+CLAIMS_BY_KEY: LiteralString = (
+    """
+MATCH (c:Claim {spaceId: $spaceId, key: $key})
+WHERE """
+    + visible("c")
+    + CLAIM_WITH_VISIBLE_EVIDENCE
+    + "ORDER BY claim.revision DESC"
+)
+
+CLAIM_HISTORY: LiteralString = (
+    """
+MATCH (c:Claim {spaceId: $spaceId, key: $key})
+WHERE """
+    + in_history("c")
+    + """
+OPTIONAL MATCH (c)-[e:SUPPORTED_BY|CONTRADICTED_BY|CORRECTED_BY]->(t)
+WHERE """
+    + in_history("e")
+    + " AND "
+    + in_history("t")
+    + """
+RETURN properties(c) AS claim,
+       collect(DISTINCT CASE WHEN t IS NULL THEN NULL ELSE """
+    + EVIDENCE_PROJECTION
+    + """ END) AS evidence
+ORDER BY claim.revision
+"""
+)
+
+_ENTITY_VIEW: LiteralString = (
+    """
+WHERE """
+    + visible("e")
+    + """
+OPTIONAL MATCH (e)-[m:MERGED_INTO]->(survivor:Entity)
+WHERE """
+    + visible("m")
+    + " AND "
+    + visible("survivor")
+    + """
+WITH coalesce(survivor, e) AS entity
+OPTIONAL MATCH (c:Claim {spaceId: $spaceId, key: entity.key})
+WHERE """
+    + visible("c")
+    + """ AND c.status IN ['active', 'disputed']
+WITH entity, c ORDER BY c.revision DESC
+WITH entity, head(collect(c)) AS naming
+OPTIONAL MATCH (duplicate:Entity)-[m2:MERGED_INTO]->(entity)
+WHERE """
+    + visible("m2")
+    + " AND "
+    + visible("duplicate")
+    + """
+RETURN properties(entity) AS entity, naming.name AS name, naming.aliases AS aliases,
+       collect(duplicate.key) AS mergedFrom
+"""
+)
+
+ENTITY_BY_ID: LiteralString = "MATCH (e:Entity {id: $id})" + _ENTITY_VIEW
+
+ENTITIES_BY_IDS: LiteralString = (
+    """
+UNWIND $ids AS id
+MATCH (e:Entity {id: id})
+WHERE """
+    + visible("e")
+    + """
+OPTIONAL MATCH (c:Claim {spaceId: $spaceId, key: e.key})
+WHERE """
+    + visible("c")
+    + """ AND c.status IN ['active', 'disputed']
+WITH e, c ORDER BY c.revision DESC
+WITH e, head(collect(c)) AS naming
+RETURN properties(e) AS entity, naming.name AS name, naming.aliases AS aliases,
+       [] AS mergedFrom
+"""
+)
+
+# An entity key asserted at several tiers has one entity node per tier (a writer never meets a
+# node above its tier, so it creates its own); a reader that sees several reads the lowest.
+ENTITY_BY_KEY: LiteralString = (
+    """
+CALL () {
+  MATCH (e:Entity {spaceId: $spaceId, key: $key})
+  WHERE """
+    + visible("e")
+    + """
+  RETURN e ORDER BY e.privacy, e.recordedAt LIMIT 1
+}
+WITH e"""
+    + _ENTITY_VIEW
+)
+
+
+EPISODE: LiteralString = (
+    """
+MATCH (ep:Episode {id: $id})
+WHERE """
+    + in_history("ep")
+    + """
+OPTIONAL MATCH (ep)-[:HAS_OBSERVATION]->(o:Observation)
+WHERE """
+    + visible("o")
+    + """
+RETURN properties(ep) AS episode, collect(properties(o)) AS observations
+"""
+)
+
+
+ENTITY_IDS_BY_NAME: LiteralString = (
+    """
+MATCH (c:Claim {spaceId: $spaceId, type: 'entity'})
+WHERE """
+    + visible("c")
+    + """ AND c.status IN ['active', 'disputed']
+  AND (toLower(c.name) = toLower($name) OR toLower($name) IN [a IN c.aliases | toLower(a)])
+MATCH (e:Entity {id: c.subjectId})
+WHERE """
+    + visible("e")
+    + """
+WITH DISTINCT e ORDER BY e.privacy, e.recordedAt
+// A key held at several tiers names its lowest-tier entity (see ENTITY_BY_KEY).
+WITH e.key AS key, head(collect(e.id)) AS id
+RETURN id, key
+ORDER BY key
+"""
+)
+
+
+def _claim(row: dict[str, Any]) -> Claim:
+    return claim_record(row["claim"], row["evidence"])
+
+
+async def get_claim(graph: Graph, view: View, claim_id: str) -> Claim:
+    """One claim revision, if visible in `view`."""
+    rows = await graph.read(CLAIM_BY_ID, **view.params(), id=claim_id)
+    if not rows:
+        raise NotFound(f"no visible claim {claim_id!r}", field="id")
+    return _claim(rows[0])
+
+
+async def claims_by_key(graph: Graph, view: View, key: str) -> list[Claim]:
+    """The revisions of `key` visible in `view` (one per time slice for overwrite types;
+    several for versioned ones), newest revision first."""
+    return [_claim(row) for row in await graph.read(CLAIMS_BY_KEY, **view.params(), key=key)]
+
+
+async def claim_history(graph: Graph, view: View, key: str) -> list[Claim]:
+    """Every revision of `key` recorded by `view.known_at`, oldest first, with both intervals.
+
+    A revision superseded after `knownAt` shows as it was then (not yet superseded)."""
+    history = []
+    for row in await graph.read(CLAIM_HISTORY, **view.params(), key=key):
+        claim = _claim(row)
+        if claim.superseded_at is not None and claim.superseded_at > view.known_at:
+            claim = replace(claim, superseded_at=None)
+        if claim.superseded_at is not None:
+            claim = replace(claim, status=ClaimStatus.SUPERSEDED)
+        history.append(claim)
+    if not history:
+        raise NotFound(
+            f"no claim with key {key!r} known at {view.known_at.isoformat()}", field="key"
+        )
+    return history
+
+
+async def get_entity(
+    graph: Graph, view: View, *, entity_id: str | None = None, key: str | None = None
+) -> Entity:
+    """An entity with its name as of `view.as_of`; a merged duplicate reads as its survivor."""
+    if entity_id is not None:
+        rows = await graph.read(ENTITY_BY_ID, **view.params(), id=entity_id)
+    else:
+        rows = await graph.read(ENTITY_BY_KEY, **view.params(), key=key)
+    if not rows:
+        raise NotFound(
+            f"no visible entity {entity_id or key!r}", field="id" if entity_id else "key"
+        )
+    return _entity(rows[0])
+
+
+async def find_entity(
+    graph: Graph,
+    view: View,
+    *,
+    entity_id: str | None = None,
+    key: str | None = None,
+    name: str | None = None,
+) -> Entity:
+    """The entity one of id, key or name (as of the view) refers to; a name that fits several
+    is `AMBIGUOUS_SUBJECT`."""
+    if name is not None:
+        rows = await graph.read(ENTITY_IDS_BY_NAME, **view.params(), name=name)
+        if not rows:
+            raise NotFound(f"no visible entity named {name!r}", field="name")
+        if len(rows) > 1:
+            keys = ", ".join(row["key"] for row in rows)
+            raise AmbiguousSubject(
+                f"name {name!r} fits {len(rows)} entities ({keys}); use a key or id", field="name"
+            )
+        entity_id = rows[0]["id"]
+    return await get_entity(graph, view, entity_id=entity_id, key=key)
+
+
+async def entities_by_ids(graph: Graph, view: View, ids: list[str]) -> list[Entity | None]:
+    """Entities by id with their names as of `view.as_of` (a DataLoader's batch; merges are not
+    followed here: each id reads as itself)."""
+    rows = await graph.read(ENTITIES_BY_IDS, **view.params(), ids=sorted(set(ids)))
+    found = {row["entity"]["id"]: _entity(row) for row in rows}
+    return [found.get(entity_id) for entity_id in ids]
+
+
+def _entity(row: dict[str, Any]) -> Entity:
+    props = row["entity"]
+    return Entity(
+        id=props["id"],
+        space_id=props["spaceId"],
+        key=props["key"],
+        kind=EntityKind(props["kind"]),
+        canonical=props["canonical"],
+        recorded_at=to_native(props["recordedAt"]),
+        name=row["name"] or props["canonical"],
+        aliases=tuple(row["aliases"] or ()),
+        merged_from=tuple(sorted(row["mergedFrom"])),
+    )
+
+
+async def get_episode(graph: Graph, view: View, episode_id: str) -> Episode:
+    """An episode with the observations visible in `view`."""
+    rows = await graph.read(EPISODE, **view.params(), id=episode_id)
+    if not rows:
+        raise NotFound(f"no visible episode {episode_id!r}", field="id")
+    return episode_record(rows[0]["episode"], rows[0]["observations"])

@@ -1,0 +1,303 @@
+"""Graph reads across relations: `related` (the visible neighbourhood) and `explain_relation`
+(the shortest visible paths, with the claim and evidence behind every hop).
+
+Every hop applies the visibility predicate to the relationship and to the entity it reaches, so a
+relation valid in 2023 but not in 2025 vanishes from a 2025 view, and so does everything reached
+only through it. Relations are the typed relationships claims assert (they carry `claimId`);
+visible `MERGED_INTO` relationships are traversed too, as steps without a claim.
+
+    >>> near = await related(graph, view, alice.id, hops=2, first=50)
+    >>> why = await explain_relation(graph, view, alice.id, acme.id, max_hops=3, first=5)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from enum import StrEnum
+from typing import Any, LiteralString
+
+from graph.domain.errors import ValidationFailed
+from graph.domain.memory_types import PREDICATE
+from graph.domain.model import Claim, EvidenceLink
+from graph.domain.timeutil import to_native, to_native_or_none
+from graph.reads.listing import claims_with_evidence
+from graph.reads.visibility import View, visible
+from graph.store.db import Graph
+
+MAX_HOPS = 4
+MAX_RELATED = 500
+MAX_PATHS = 10
+MERGED_INTO = "MERGED_INTO"
+
+_TRAVERSABLE: LiteralString = (
+    visible("r")
+    + " AND "
+    + visible("b")
+    + """
+  AND (r.claimId IS NOT NULL OR type(r) = 'MERGED_INTO')
+  AND (size($types) = 0 OR type(r) IN $types)
+RETURN startNode(r).id AS source, endNode(r).id AS target, b.id AS reached,
+       type(r) AS type, properties(r) AS props
+LIMIT $limit
+"""
+)
+
+HOP_OUT: LiteralString = (
+    "UNWIND $frontier AS id\nMATCH (a:Entity {id: id})-[r]->(b:Entity)\nWHERE " + _TRAVERSABLE
+)
+HOP_IN: LiteralString = (
+    "UNWIND $frontier AS id\nMATCH (a:Entity {id: id})<-[r]-(b:Entity)\nWHERE " + _TRAVERSABLE
+)
+HOP_BOTH: LiteralString = (
+    "UNWIND $frontier AS id\nMATCH (a:Entity {id: id})-[r]-(b:Entity)\nWHERE " + _TRAVERSABLE
+)
+
+START: LiteralString = (
+    """
+MATCH (e:Entity {id: $id})
+WHERE """
+    + visible("e")
+    + """
+RETURN e.id AS id
+"""
+)
+
+
+def _explain_query(hops: int) -> LiteralString:
+    # Variable-length bounds cannot be parameters; `hops` is one of 1..4 from this module.
+    bound: LiteralString = {1: "1", 2: "2", 3: "3", 4: "4"}[hops]
+    return (
+        """
+MATCH (a:Entity {id: $fromId})
+WHERE """
+        + visible("a")
+        + """
+MATCH (b:Entity {id: $toId})
+WHERE """
+        + visible("b")
+        + """
+MATCH p = allShortestPaths((a)-[rels*1.."""
+        + bound
+        + """]-(b))
+WHERE all(r IN rels WHERE """
+        + visible("r")
+        + """ AND (r.claimId IS NOT NULL OR type(r) = 'MERGED_INTO'))
+  AND all(x IN nodes(p) WHERE x:Entity AND """
+        + visible("x")
+        + """)
+RETURN [x IN nodes(p) | x.id] AS nodes,
+       [r IN rels | {source: startNode(r).id, target: endNode(r).id, type: type(r),
+                     props: properties(r)}] AS steps
+LIMIT $first
+"""
+    )
+
+
+EXPLAIN: dict[int, LiteralString] = {hops: _explain_query(hops) for hops in range(1, MAX_HOPS + 1)}
+
+
+class Direction(StrEnum):
+    OUT = "OUT"
+    IN = "IN"
+    BOTH = "BOTH"
+
+
+@dataclass(frozen=True)
+class Relation:
+    """One visible relationship between two entities."""
+
+    type: str
+    source_id: str
+    target_id: str
+    valid_from: datetime | None
+    valid_to: datetime | None
+    recorded_at: datetime
+    claim_id: str | None
+    claim_key: str | None
+    status: str | None
+    confidence: float | None
+    reason: str | None = None
+
+
+@dataclass(frozen=True)
+class Neighbourhood:
+    start_id: str
+    distances: dict[str, int]
+    """Entity id → hop distance from the start (the start is 0)."""
+    relations: list[Relation]
+    truncated: bool
+    """True when the `first` bound (nodes) or the relation bound cut the answer."""
+
+
+def _relation(row: dict[str, Any]) -> Relation:
+    props = row["props"]
+    return Relation(
+        type=row["type"],
+        source_id=row["source"],
+        target_id=row["target"],
+        valid_from=to_native_or_none(props.get("validFrom")),
+        valid_to=to_native_or_none(props.get("validTo")),
+        recorded_at=to_native(props["recordedAt"]),
+        claim_id=props.get("claimId"),
+        claim_key=props.get("claimKey"),
+        status=props.get("status"),
+        confidence=props.get("confidence"),
+        reason=props.get("reason"),
+    )
+
+
+def _check_types(types: list[str]) -> None:
+    for relation_type in types:
+        if relation_type != MERGED_INTO and not PREDICATE.match(relation_type):
+            raise ValidationFailed(
+                f"relation type {relation_type!r} is not UPPER_SNAKE_CASE", field="relationTypes"
+            )
+
+
+def check_related(hops: int, relation_types: list[str] | None, first: int) -> list[str]:
+    """Validate `related`'s arguments (before anything is looked up); the relation types."""
+    if not 1 <= hops <= MAX_HOPS:
+        raise ValidationFailed(f"hops must be between 1 and {MAX_HOPS}", field="hops")
+    if not 1 <= first <= MAX_RELATED:
+        raise ValidationFailed(f"first must be between 1 and {MAX_RELATED}", field="first")
+    types = sorted(set(relation_types or []))
+    _check_types(types)
+    return types
+
+
+def check_explain(max_hops: int, first: int) -> None:
+    if not 1 <= max_hops <= MAX_HOPS:
+        raise ValidationFailed(f"maxHops must be between 1 and {MAX_HOPS}", field="maxHops")
+    if not 1 <= first <= MAX_PATHS:
+        raise ValidationFailed(f"first must be between 1 and {MAX_PATHS}", field="first")
+
+
+async def related(
+    graph: Graph,
+    view: View,
+    entity_id: str,
+    *,
+    hops: int = 1,
+    relation_types: list[str] | None = None,
+    direction: Direction = Direction.BOTH,
+    first: int = 50,
+) -> Neighbourhood:
+    """Entities reachable from `entity_id` in `hops` visible relations, breadth first."""
+    types = check_related(hops, relation_types, first)
+    if not await graph.read(START, **view.params(), id=entity_id):
+        return Neighbourhood(entity_id, {}, [], False)
+    query = {Direction.OUT: HOP_OUT, Direction.IN: HOP_IN, Direction.BOTH: HOP_BOTH}[direction]
+    distances = {entity_id: 0}
+    relations: dict[tuple[str, str, str, str | None], Relation] = {}
+    relation_bound = first * 4
+    truncated = False
+    frontier = [entity_id]
+    for hop in range(1, hops + 1):
+        if not frontier:
+            break
+        rows = await graph.read(
+            query, **view.params(), frontier=frontier, types=types, limit=relation_bound + 1
+        )
+        if len(rows) > relation_bound:
+            truncated = True
+            rows = rows[:relation_bound]
+        next_frontier: list[str] = []
+        for row in rows:
+            reached = row["reached"]
+            if reached not in distances:
+                if len(distances) >= first:
+                    truncated = True
+                    continue
+                distances[reached] = hop
+                next_frontier.append(reached)
+            relation = _relation(row)
+            key = (relation.type, relation.source_id, relation.target_id, relation.claim_id)
+            relations[key] = relation
+        frontier = next_frontier
+    ordered = sorted(
+        relations.values(),
+        key=lambda r: (r.source_id, r.type, r.target_id, r.recorded_at),
+    )
+    return Neighbourhood(entity_id, distances, ordered, truncated)
+
+
+@dataclass(frozen=True)
+class Step:
+    """One hop of a path: the relation, which way it was walked, and why we believe it."""
+
+    relation: Relation
+    from_id: str
+    to_id: str
+    forward: bool
+    """True when the relation points the way the path walks."""
+    claim: Claim | None
+    evidence: list[EvidenceLink] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Explanation:
+    paths: list[list[Step]]
+    reason: str | None
+    """Why there is no path (None when there are paths)."""
+
+
+async def explain_relation(
+    graph: Graph,
+    view: View,
+    from_id: str,
+    to_id: str,
+    *,
+    max_hops: int = 3,
+    first: int = 5,
+) -> Explanation:
+    """Up to `first` shortest visible paths from one entity to another, every hop explained."""
+    check_explain(max_hops, first)
+    if from_id == to_id:
+        raise ValidationFailed("a relation is explained between two different entities")
+    rows = await graph.read(
+        EXPLAIN[max_hops], **view.params(), fromId=from_id, toId=to_id, first=first
+    )
+    if not rows:
+        # Only now is it worth asking why: an endpoint outside the view, or no short path.
+        for entity_id in (from_id, to_id):
+            if not await graph.read(START, **view.params(), id=entity_id):
+                return Explanation([], f"entity {entity_id} is not visible in this view")
+        return Explanation(
+            [], f"no visible path of at most {max_hops} hops in this asOf/knownAt view"
+        )
+    claim_ids = sorted(
+        {s["props"]["claimId"] for row in rows for s in row["steps"] if s["props"].get("claimId")}
+    )
+    claims, evidence = await claims_with_evidence(graph, view, claim_ids)
+    paths = []
+    for row in rows:
+        steps = []
+        for index, raw in enumerate(row["steps"]):
+            here, there = row["nodes"][index], row["nodes"][index + 1]
+            relation = _relation(raw)
+            claim_id = relation.claim_id
+            steps.append(
+                Step(
+                    relation=relation,
+                    from_id=here,
+                    to_id=there,
+                    forward=relation.source_id == here,
+                    claim=claims.get(claim_id) if claim_id else None,
+                    evidence=evidence.get(claim_id, []) if claim_id else [],
+                )
+            )
+        paths.append(steps)
+    paths.sort(key=lambda p: [(s.relation.type, s.to_id) for s in p])
+    return Explanation(paths, None)
+
+
+__all__ = [
+    "Direction",
+    "Explanation",
+    "Neighbourhood",
+    "Relation",
+    "Step",
+    "explain_relation",
+    "related",
+]

@@ -1,0 +1,116 @@
+"""Invariants checked in the database itself (by the tests after every test, and by restore).
+
+Each query returns the ids that break its rule; an empty answer means the rule holds.
+"""
+
+from __future__ import annotations
+
+from typing import LiteralString
+
+from graph.store.db import Graph
+
+ACTIVE_CLAIMS_WITHOUT_EVIDENCE: LiteralString = """
+MATCH (c:Claim)
+WHERE c.supersededAt IS NULL AND c.erasedAt IS NULL AND c.status IN ['active', 'disputed']
+  AND NOT EXISTS {
+    MATCH (c)-[e:SUPPORTED_BY]->(t)
+    WHERE e.erasedAt IS NULL AND t.erasedAt IS NULL AND t.spaceId = c.spaceId
+  }
+RETURN c.id AS id
+"""
+
+CROSS_SPACE_LINKS: LiteralString = """
+MATCH (a)-[r]->(b)
+WHERE a.spaceId IS NOT NULL AND b.spaceId IS NOT NULL AND a.spaceId <> b.spaceId
+RETURN elementId(r) AS id
+"""
+
+RELATIONS_WITHOUT_ASSERTING_CLAIM: LiteralString = """
+MATCH (:Entity)-[r]->(:Entity)
+WHERE r.claimId IS NOT NULL AND r.supersededAt IS NULL AND r.erasedAt IS NULL
+  AND NOT EXISTS {
+    MATCH (c:Claim {id: r.claimId})
+    WHERE c.supersededAt IS NULL AND c.erasedAt IS NULL AND c.status IN ['active', 'disputed']
+  }
+RETURN elementId(r) AS id
+"""
+
+DUPLICATE_CURRENT_SLICES: LiteralString = """
+MATCH (c:Claim)
+WHERE c.type IN ['pref', 'goal', 'task', 'entity', 'case', 'pattern', 'fact']
+  AND c.supersededAt IS NULL AND c.erasedAt IS NULL
+WITH c.spaceId AS space, c.key AS key, c.privacy AS privacy, collect(c) AS rows
+WHERE size(rows) > 1
+UNWIND rows AS a
+UNWIND rows AS b
+WITH a, b
+WHERE a.id < b.id
+  AND (a.validTo IS NULL OR b.validFrom IS NULL OR b.validFrom < a.validTo)
+  AND (b.validTo IS NULL OR a.validFrom IS NULL OR a.validFrom < b.validTo)
+RETURN a.id + ' overlaps ' + b.id AS id
+"""
+
+EVIDENCE_LESS_PRIVATE_THAN_ITS_CLAIM: LiteralString = """
+MATCH (c:Claim)-[e:SUPPORTED_BY|CONTRADICTED_BY|CORRECTED_BY]->(t)
+WHERE t.privacy < c.privacy
+RETURN elementId(e) AS id
+"""
+
+ERASED_WITH_DISPLAY_COPIES: LiteralString = """
+MATCH (e:Entity)
+WHERE e.erasedAt IS NOT NULL AND (e.name IS NOT NULL OR size(labels(e)) > 1)
+RETURN e.id AS id
+UNION
+MATCH (c:Claim)
+WHERE c.erasedAt IS NOT NULL AND c.caption IS NOT NULL
+RETURN c.id AS id
+"""
+
+MEANINGS_WITHOUT_THEIR_CLAIM: LiteralString = """
+MATCH (m:Meaning)
+WHERE NOT EXISTS {
+  MATCH (c:Claim {id: m.claimId})-[:MEANS]->(m)
+  WHERE c.erasedAt IS NULL AND c.text IS NOT NULL AND c.spaceId = m.spaceId
+}
+OR COUNT { (m)<-[:MEANS]-() } <> 1
+RETURN elementId(m) AS id
+"""
+
+ERASED_CLAIMS_WITH_MEANING: LiteralString = """
+MATCH (c:Claim)
+WHERE c.erasedAt IS NOT NULL AND (c:Unembedded OR EXISTS { (c)-[:MEANS]->() })
+RETURN c.id AS id
+"""
+
+RULES: dict[str, LiteralString] = {
+    "an active claim has unerased evidence in its own space": ACTIVE_CLAIMS_WITHOUT_EVIDENCE,
+    "no relationship crosses spaces": CROSS_SPACE_LINKS,
+    "a current relation has a current asserting claim": RELATIONS_WITHOUT_ASSERTING_CLAIM,
+    "an overwrite key's current rows at one tier do not overlap in valid time": (
+        DUPLICATE_CURRENT_SLICES
+    ),
+    "an erased entity or claim keeps no name, kind label or caption": (ERASED_WITH_DISPLAY_COPIES),
+    "a meaning vector belongs to one unerased claim with text": MEANINGS_WITHOUT_THEIR_CLAIM,
+    "an erased claim has no meaning vector and waits for none": ERASED_CLAIMS_WITH_MEANING,
+}
+
+
+WRITE_RULES: dict[str, LiteralString] = {
+    "evidence is at least as private as the claims it is linked to": (
+        EVIDENCE_LESS_PRIVATE_THAN_ITS_CLAIM
+    ),
+}
+"""Rules every write keeps from tiers on, but data written before them (and archives of it)
+may break: the tests check them, a restore does not refuse an older archive for them."""
+
+
+async def violations(
+    graph: Graph, rules: dict[str, LiteralString] | None = None
+) -> dict[str, list[str]]:
+    """Broken rules with the offending ids (empty when every invariant holds)."""
+    broken: dict[str, list[str]] = {}
+    for rule, query in (RULES if rules is None else rules).items():
+        ids = [row["id"] for row in await graph.read(query)]
+        if ids:
+            broken[rule] = ids
+    return broken

@@ -1,0 +1,139 @@
+"""Versioned, checksummed Cypher migrations (`migrations/V0001__what.cypher`, …).
+
+    >>> applied = await migrate(graph)            # applies what is pending, in order
+    >>> [m.name for m in applied]
+    ['V0001__core_constraints']
+
+Each file runs in its own transaction; its ledger entry `(:Migration {version, name, checksum,
+appliedAt})` is written right after. Statements must be idempotent (`IF NOT EXISTS`): if the process
+dies between the two, the next run applies the file again. Editing an applied file is refused.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import time
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import LiteralString
+
+from neo4j import AsyncManagedTransaction
+
+from graph.domain.errors import SetupError
+from graph.store.db import Graph, run
+
+_FILE_NAME = re.compile(r"^V(?P<version>\d{4})__(?P<what>[a-z0-9_]+)\.cypher$")
+
+ENSURE_LEDGER: LiteralString = (
+    "CREATE CONSTRAINT migration_version IF NOT EXISTS "
+    "FOR (m:Migration) REQUIRE m.version IS UNIQUE"
+)
+APPLIED_MIGRATIONS: LiteralString = """
+MATCH (m:Migration)
+RETURN m.version AS version, m.name AS name, m.checksum AS checksum
+ORDER BY m.version
+"""
+RECORD_MIGRATION: LiteralString = """
+MERGE (m:Migration {version: $version})
+ON CREATE SET m.name = $name, m.checksum = $checksum, m.appliedAt = datetime.statement(),
+              m.durationMs = $durationMs
+RETURN m.checksum AS checksum
+"""
+
+
+@dataclass(frozen=True)
+class Migration:
+    version: int
+    name: str
+    checksum: str
+    statements: tuple[str, ...]
+
+
+def default_directory() -> Path:
+    """The migrations shipped with Engram (the top-level `migrations/` package)."""
+    return Path(str(resources.files("migrations")))
+
+
+def load(directory: Path | None = None) -> list[Migration]:
+    """The migration files of `directory`, in version order, validated."""
+    directory = directory or default_directory()
+    migrations: dict[int, Migration] = {}
+    for path in sorted(directory.glob("*.cypher")):
+        match = _FILE_NAME.match(path.name)
+        if match is None:
+            raise SetupError(
+                f"migration file {path.name!r} is not named V<4 digits>__<lower_snake>.cypher"
+            )
+        version = int(match["version"])
+        if version in migrations:
+            raise SetupError(f"two migration files have version {version:04d}")
+        raw = path.read_bytes()
+        migrations[version] = Migration(
+            version=version,
+            name=path.stem,
+            checksum=hashlib.sha256(raw).hexdigest(),
+            statements=_statements(raw.decode("utf-8")),
+        )
+    return [migrations[v] for v in sorted(migrations)]
+
+
+async def pending(graph: Graph, directory: Path | None = None) -> list[Migration]:
+    """Migrations not yet applied; raises if an applied one was edited or is unknown here."""
+    await graph.write(ENSURE_LEDGER)
+    applied = {row["version"]: row for row in await graph.read(APPLIED_MIGRATIONS)}
+    known = load(directory)
+    by_version = {m.version: m for m in known}
+    for version, row in applied.items():
+        migration = by_version.get(version)
+        if migration is None:
+            raise SetupError(
+                f"the database has migration {row['name']} that this Engram does not ship; "
+                "run a newer Engram against it"
+            )
+        if migration.checksum != row["checksum"]:
+            raise SetupError(
+                f"migration {migration.name} was applied with checksum {row['checksum'][:12]}… "
+                f"but the file now has {migration.checksum[:12]}…; an applied migration must "
+                "never be edited — add a new migration instead"
+            )
+    return [m for m in known if m.version not in applied]
+
+
+async def migrate(graph: Graph, directory: Path | None = None) -> list[Migration]:
+    """Apply pending migrations in order; returns those applied (empty when up to date)."""
+
+    done: list[Migration] = []
+    for migration in await pending(graph, directory):
+        started = time.perf_counter()
+
+        async def apply(tx: AsyncManagedTransaction, migration: Migration = migration) -> None:
+            for statement in migration.statements:
+                # Migration files are code shipped with Engram, not user input.
+                await run(tx, statement)
+
+        try:
+            await graph.write_tx(apply)
+        except Exception as failure:
+            raise SetupError(f"migration {migration.name} failed: {failure}") from failure
+        rows = await graph.write(
+            RECORD_MIGRATION,
+            version=migration.version,
+            name=migration.name,
+            checksum=migration.checksum,
+            durationMs=round((time.perf_counter() - started) * 1000),
+        )
+        if rows[0]["checksum"] != migration.checksum:
+            raise SetupError(
+                f"migration {migration.name} was recorded concurrently with other text"
+            )
+        done.append(migration)
+    return done
+
+
+def _statements(text: str) -> tuple[str, ...]:
+    """Split a file on `;` at line ends, dropping `//` comment lines and blanks."""
+    lines = [line for line in text.splitlines() if not line.strip().startswith("//")]
+    parts = re.split(r";\s*$", "\n".join(lines), flags=re.MULTILINE)
+    return tuple(part.strip() for part in parts if part.strip())

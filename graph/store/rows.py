@@ -1,0 +1,163 @@
+"""Rows from Cypher to the domain records of graph.domain.model (and the Cypher projections they
+need)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, LiteralString
+
+from neo4j.time import DateTime
+
+from graph.domain.model import (
+    Artifact,
+    ArtifactStorage,
+    Authority,
+    Claim,
+    ClaimStatus,
+    Episode,
+    EpisodeKind,
+    EpisodeStatus,
+    EvidenceKind,
+    EvidenceLink,
+    MemoryType,
+    Observation,
+    ObservationKind,
+    Privacy,
+    Role,
+)
+from graph.domain.timeutil import to_native, to_native_or_none
+from graph.reads.visibility import visible
+
+EVIDENCE_PROJECTION: LiteralString = """
+{kind: type(e), authority: e.authority, note: e.note, recordedAt: e.recordedAt,
+ observationId: CASE WHEN t:Observation THEN t.id END,
+ artifactId: CASE WHEN t:Artifact THEN t.id END,
+ episodeId: t.episodeId, text: t.content, locator: t.locator,
+ observedAt: coalesce(t.observedAt, t.recordedAt)}
+"""
+"""Projection of an evidence link `e` to its target `t`."""
+
+CLAIM_WITH_VISIBLE_EVIDENCE: LiteralString = (
+    """
+OPTIONAL MATCH (c)-[e:SUPPORTED_BY|CONTRADICTED_BY|CORRECTED_BY]->(t)
+WHERE """
+    + visible("e")
+    + " AND "
+    + visible("t")
+    + """
+RETURN properties(c) AS claim,
+       collect(CASE WHEN t IS NULL THEN NULL ELSE """
+    + EVIDENCE_PROJECTION
+    + """ END) AS evidence
+"""
+)
+"""Follows a match of claim `c`: the claim and the evidence of it visible in the view."""
+
+
+def native_props(props: dict[str, Any]) -> dict[str, Any]:
+    """Neo4j temporal values in a property map as Python datetimes."""
+    return {k: (to_native(v) if isinstance(v, DateTime) else v) for k, v in props.items()}
+
+
+def evidence_link(row: dict[str, Any]) -> EvidenceLink:
+    return EvidenceLink(
+        kind=EvidenceKind(row["kind"]),
+        authority=Authority(row["authority"]),
+        recorded_at=to_native(row["recordedAt"]),
+        note=row.get("note"),
+        observation_id=row.get("observationId"),
+        artifact_id=row.get("artifactId"),
+        episode_id=row.get("episodeId"),
+        text=row.get("text"),
+        locator=row.get("locator"),
+        observed_at=to_native_or_none(row.get("observedAt")),
+    )
+
+
+def claim_record(props: dict[str, Any], evidence: list[dict[str, Any]] | None = None) -> Claim:
+    links = sorted(
+        (evidence_link(row) for row in evidence or [] if row),
+        key=lambda link: (
+            link.recorded_at,
+            link.kind,
+            link.observation_id or link.artifact_id or "",
+        ),
+    )
+    return Claim(
+        id=props["id"],
+        space_id=props["spaceId"],
+        key=props["key"],
+        revision=int(props["revision"]),
+        type=MemoryType(props["type"]),
+        subject_id=props.get("subjectId"),
+        predicate=props.get("predicate"),
+        object_id=props.get("objectId"),
+        value=json.loads(props["valueJson"]) if props.get("valueJson") is not None else None,
+        text=props.get("text") or "",
+        status=ClaimStatus(props["status"]),
+        confidence=float(props["confidence"]),
+        importance=float(props["importance"]),
+        privacy=Privacy(int(props["privacy"])),
+        pinned=bool(props.get("pinned")),
+        reason=props.get("reason"),
+        actor=props.get("actor") or "",
+        valid_from=to_native_or_none(props.get("validFrom")),
+        valid_to=to_native_or_none(props.get("validTo")),
+        recorded_at=to_native(props["recordedAt"]),
+        superseded_at=to_native_or_none(props.get("supersededAt")),
+        evidence=tuple(links),
+    )
+
+
+def observation_record(props: dict[str, Any]) -> Observation:
+    return Observation(
+        id=props["id"],
+        space_id=props["spaceId"],
+        episode_id=props["episodeId"],
+        seq=int(props["seq"]),
+        kind=ObservationKind(props["kind"]),
+        role=Role(props["role"]),
+        content=props["content"],
+        content_hash=props["contentHash"],
+        observed_at=to_native(props["observedAt"]),
+        privacy=Privacy(int(props["privacy"])),
+        recorded_at=to_native(props["recordedAt"]),
+    )
+
+
+def episode_record(
+    props: dict[str, Any], observations: list[dict[str, Any]] | None = None
+) -> Episode:
+    return Episode(
+        id=props["id"],
+        space_id=props["spaceId"],
+        title=props.get("title") or "",
+        kind=EpisodeKind(props["kind"]),
+        status=EpisodeStatus(props["status"]),
+        participants=tuple(props.get("participants") or ()),
+        started_at=to_native(props["startedAt"]),
+        ended_at=to_native_or_none(props.get("endedAt")),
+        extractor_version=props.get("extractorVersion"),
+        recorded_at=to_native(props["recordedAt"]),
+        supersedes_id=props.get("supersedesId"),
+        observations=tuple(
+            sorted(
+                (observation_record(o) for o in observations or [] if o),
+                key=lambda o: (o.recorded_at, o.seq),
+            )
+        ),
+    )
+
+
+def artifact_record(props: dict[str, Any]) -> Artifact:
+    return Artifact(
+        id=props["id"],
+        space_id=props["spaceId"],
+        storage=ArtifactStorage(props["storage"]),
+        locator=props["locator"],
+        media_type=props["mediaType"],
+        size=int(props["size"]),
+        sha256=props.get("sha256"),
+        recorded_at=to_native(props["recordedAt"]),
+        content=props.get("content"),
+    )
