@@ -46,21 +46,9 @@ from api.graphql.request_body import PayloadRefused, check_body_is_an_object, de
 from api.graphql.request_context import EngramContext
 from api.graphql.schema import build_schema
 from api.guards import BodyLimit, InFlightLimit
-from graph.commands.apikeys import DEV, authenticate
 from graph.domain.actor import Actor
 from graph.domain.errors import SetupError
-from graph.erasure.purge_outbox import purge_blobs, purge_spaces
-from graph.meaning.embeddings import Embedder, embed_pending
-from graph.store.db import UNAVAILABLE, Graph, Neo4jTarget, connect
-from graph.store.migrate import migrate, pending
-from graph.store.neomodel_bridge import (
-    bind_context_database,
-    neomodel_database,
-    neomodel_driver_is,
-    release_driver,
-    share_driver,
-)
-from graph.store.settings import Settings
+from graph.memory import DEV_ACTOR, UNAVAILABLE, Memory, Neo4jTarget, Settings
 
 log = logging.getLogger("engram")
 access_log = logging.getLogger("engram.access")
@@ -103,10 +91,8 @@ class EngramGraphQL(GraphQL[EngramContext, None]):
         return EngramContext(
             request=request if isinstance(request, Request) else None,
             response=response if isinstance(response, Response) else None,
-            graph=state.graph,
-            settings=state.settings,
+            memory=state.memory,
             principal=request.scope["state"]["principal"],
-            embedder=state.embedder,
         )
 
 
@@ -205,17 +191,18 @@ class Authentication:
             await response(scope, receive, send)
             return
         scope.setdefault("state", {})["principal"] = principal
-        bind_context_database(scope["app"].state.graph)
+        scope["app"].state.memory.bind_context()
         await self.app(scope, receive, send)
 
     async def _principal(self, scope: Scope) -> Actor | None:
         if self.settings.dev:
-            return DEV
+            return DEV_ACTOR
         presented = _presented_key(scope)
         if not presented:
             return None
-        bind_context_database(scope["app"].state.graph)
-        return await authenticate(presented)
+        memory: Memory = scope["app"].state.memory
+        memory.bind_context()
+        return await memory.authenticate(presented)
 
 
 def create_app(
@@ -232,31 +219,26 @@ def create_app(
         # Retries end well inside the request timeout, so Neo4j down is answered 503, not 504:
         # the driver stops retrying after retry_time but may first sleep one more back-off
         # (doubling from 1 s), so a quarter of the timeout ends by about half of it.
-        graph = await connect(target, retry_time=settings.request_timeout / 4)
+        memory = await Memory.open(settings, target, retry_time=settings.request_timeout / 4)
         try:
-            await share_driver(graph)
             if migrate_on_start:
-                applied = await migrate(graph)
-                for migration in applied:
+                for migration in await memory.migrate():
                     log.info("applied migration %s", migration.name)
             # Drain the forget outbox a crash may have left (blob files, space purges).
-            await purge_blobs(graph, settings.blobs)
-            await purge_spaces(graph)
-            app.state.graph = graph
-            async with embedding_worker(graph, app.state.embedder, settings.embed_interval):
+            await memory.drain_purges()
+            app.state.memory = memory
+            async with embedding_worker(memory, settings.embed_interval):
                 yield
         finally:
-            await release_driver()
-            await graph.close()
+            await memory.close()
 
     async def healthz(request: Request) -> Response:
         return JSONResponse({"status": "ok"})
 
     async def readyz(request: Request) -> Response:
-        graph: Graph = request.app.state.graph
+        memory: Memory = request.app.state.memory
         try:
-            await graph.driver.verify_connectivity()
-            waiting = await pending(graph)
+            readiness = await memory.readiness()
         except SetupError as failure:
             return JSONResponse({"status": "unready", "reason": str(failure)}, status_code=503)
         except Exception as failure:
@@ -264,20 +246,18 @@ def create_app(
                 {"status": "unready", "reason": f"Neo4j unreachable: {type(failure).__name__}"},
                 status_code=503,
             )
-        if waiting:
-            names = [m.name for m in waiting]
+        if readiness.pending:
             return JSONResponse(
-                {"status": "unready", "reason": "pending migrations", "pending": names},
+                {"status": "unready", "reason": "pending migrations", "pending": readiness.pending},
                 status_code=503,
             )
-        bind_context_database(graph)
         return JSONResponse(
             {
                 "status": "ready",
-                "database": graph.database,
+                "database": readiness.database,
                 "neomodel": {
-                    "sharesDriver": neomodel_driver_is(graph),
-                    "database": neomodel_database(),
+                    "sharesDriver": readiness.neomodel_shares_driver,
+                    "database": readiness.neomodel_database,
                 },
             }
         )
@@ -314,14 +294,11 @@ def create_app(
     )
     app.state.settings = settings
     app.state.target = target
-    app.state.embedder = Embedder()
     return app
 
 
 @asynccontextmanager
-async def embedding_worker(
-    graph: Graph, embedder: Embedder, interval: float
-) -> AsyncIterator[None]:
+async def embedding_worker(memory: Memory, interval: float) -> AsyncIterator[None]:
     """Fill in meaning vectors in the background while the app serves (off when interval is 0)."""
     if interval <= 0:
         yield
@@ -331,7 +308,7 @@ async def embedding_worker(
         failures = 0
         while True:
             try:
-                stored = await embed_pending(graph, embedder)
+                stored = await memory.embed_pending()
                 failures = 0
                 if stored:
                     log.info("embedded %d claims", stored)

@@ -9,10 +9,9 @@ from typing import Annotated
 
 import typer
 
-from api.cli.console import err, out, with_graph
+from api.cli.console import err, out, with_memory
 from graph.domain.actor import Actor
-from graph.store.local.server import LocalNeo4j
-from graph.store.settings import get_settings
+from graph.memory import LocalNeo4j, get_settings
 
 neo4j_app = typer.Typer(help="The local Neo4j (used when NEO4J_URI is not set).")
 spaces_app = typer.Typer(help="Memory spaces.")
@@ -60,10 +59,8 @@ def spaces_create(
     description: Annotated[str, typer.Option(help="What this space remembers.")] = "",
 ) -> None:
     """Create a memory space."""
-    from graph.commands.spaces import create_space
-
-    space = with_graph(
-        lambda graph: create_space(graph, name, description, actor=Actor.operator("cli"))
+    space = with_memory(
+        lambda memory: memory.create_space(Actor.operator("cli"), name, description)
     )
     out.print(f"created space {space.name} ({space.id})")
 
@@ -71,9 +68,7 @@ def spaces_create(
 @spaces_app.command("list")
 def spaces_list() -> None:
     """List memory spaces."""
-    from graph.commands.spaces import list_spaces
-
-    for space in with_graph(list_spaces):
+    for space in with_memory(lambda memory: memory.all_spaces()):
         out.print(f"{space.name}\t{space.description}")
 
 
@@ -95,12 +90,11 @@ def keys_create(
     name: Annotated[str, typer.Option(help="Who or what the key is for.")] = "",
 ) -> None:
     """Issue an API key; its secret is printed once and only its hash is kept."""
-    from graph.commands.apikeys import create_key
     from graph.domain.actor import Grant
     from graph.domain.model import Privacy
 
     grants = [Grant(s, Privacy[tier.name], write=write, legal=legal) for s in space]
-    issued = with_graph(lambda graph: create_key(name, grants))
+    issued = with_memory(lambda memory: memory.create_key(name, grants))
     sys.stdout.write(issued.secret + "\n")
     err.print(
         f"key {issued.key_id}: {'read+write' if write else 'read'} on {', '.join(space)} "
@@ -112,9 +106,7 @@ def keys_create(
 @keys_app.command("list")
 def keys_list() -> None:
     """List keys (ids, names, grants; never secrets)."""
-    from graph.commands.apikeys import list_keys
-
-    keys = with_graph(lambda graph: list_keys())
+    keys = with_memory(lambda memory: memory.list_keys())
     if not keys:
         err.print("no API keys yet (engram keys create --space S --tier T)", markup=False)
     for key in keys:
@@ -131,9 +123,7 @@ def keys_list() -> None:
 @keys_app.command("revoke")
 def keys_revoke(key_id: str) -> None:
     """Revoke a key by its id (the part after `egk_`)."""
-    from graph.commands.apikeys import revoke_key
-
-    revoked = with_graph(lambda graph: revoke_key(key_id))
+    revoked = with_memory(lambda memory: memory.revoke_key(key_id))
     out.print(f"revoked {key_id}" if revoked else f"no active key {key_id}")
     if not revoked:
         raise typer.Exit(1)

@@ -1,4 +1,4 @@
-"""What every `engram` command shares: its two consoles and a connection for one command."""
+"""What every `engram` command shares: its two consoles and the memory for one command."""
 
 from __future__ import annotations
 
@@ -8,9 +8,7 @@ from typing import TypeVar
 
 from rich.console import Console
 
-from graph.store.db import Graph, connect, resolve_target
-from graph.store.neomodel_bridge import release_driver, share_driver
-from graph.store.settings import get_settings
+from graph.memory import Memory
 
 T = TypeVar("T")
 
@@ -18,16 +16,11 @@ out = Console(soft_wrap=True)
 err = Console(stderr=True, soft_wrap=True)
 
 
-def with_graph(work: Callable[[Graph], Awaitable[T]]) -> T:
-    """Connect (starting the local Neo4j if needed), run `work`, close."""
+def with_memory(work: Callable[[Memory], Awaitable[T]], *, embed_threads: int = 1) -> T:
+    """Open the memory (starting the local Neo4j if needed), run `work`, close."""
 
     async def main() -> T:
-        graph = await connect(resolve_target(get_settings()))
-        try:
-            await share_driver(graph)
-            return await work(graph)
-        finally:
-            await release_driver()
-            await graph.close()
+        async with await Memory.open(embed_threads=embed_threads) as memory:
+            return await work(memory)
 
     return asyncio.run(main())

@@ -14,12 +14,10 @@ from typing import Annotated, Any
 
 import typer
 
-from api.cli.console import err, out, with_graph
+from api.cli.console import err, out, with_memory
 from graph.domain.actor import Actor
 from graph.domain.errors import SetupError
-from graph.store.db import Graph, connect, resolve_target
-from graph.store.local.server import LocalNeo4j
-from graph.store.settings import get_settings
+from graph.memory import LocalNeo4j, Memory, check_archive, get_settings, parse_policies
 
 
 @contextmanager
@@ -47,8 +45,6 @@ def import_file(
     strict: Annotated[bool, typer.Option(help="Exit 2 if any line was refused.")] = False,
 ) -> None:
     """Import memory items (one JSON object per line); idempotent, with a report of refusals."""
-    from graph.jobs.importer import import_items
-
     lines = file.read_text(encoding="utf-8").splitlines()
     with _bar() as bar:
         task = bar.add_task(f"importing {file.name}", total=len(lines))
@@ -56,13 +52,12 @@ def import_file(
         def progress(done: int) -> None:
             bar.update(task, completed=done)
 
-        result = with_graph(
-            lambda graph: import_items(
-                graph,
+        result = with_memory(
+            lambda memory: memory.import_items(
+                Actor.operator("cli:import"),
                 space,
                 lines,
                 source=file.name,
-                actor=Actor.operator("cli:import"),
                 batch_size=batch_size,
                 progress=progress,
             )
@@ -84,17 +79,15 @@ def import_file(
 def embed_command() -> None:
     """Compute the meaning vectors of every claim waiting for one (what `engram serve` does in
     the background), e.g. after an import or a restore."""
-    from graph.meaning.embeddings import Embedder, count_pending, embed_pending
-
     with _bar() as bar:
 
-        async def work(graph: Graph) -> int:
-            task = bar.add_task("embedding claims", total=await count_pending(graph))
-            return await embed_pending(
-                graph, Embedder(threads=2), progress=lambda done: bar.update(task, completed=done)
+        async def work(memory: Memory) -> int:
+            task = bar.add_task("embedding claims", total=await memory.count_unembedded())
+            return await memory.embed_pending(
+                progress=lambda done: bar.update(task, completed=done)
             )
 
-        stored = with_graph(work)
+        stored = with_memory(work, embed_threads=2)
     out.print(f"embedded {stored} claims")
 
 
@@ -120,13 +113,8 @@ def backup_command(
     file: Annotated[Path, typer.Argument(dir_okay=False, help="Where to write the archive.")],
 ) -> None:
     """Write a portable, checksummed backup (data, tombstone ledger, blobs) to FILE."""
-    from graph.jobs.backup import backup
-
-    settings = get_settings()
     with _phases() as progress:
-        report = with_graph(
-            lambda graph: backup(graph, file, blob_root=settings.blobs, progress=progress)
-        )
+        report = with_memory(lambda memory: memory.backup(file, progress=progress))
     out.print(
         f"backup {file}: {report.bytes} bytes, {report.nodes} nodes, {report.relationships} "
         f"relationships, {report.blobs} blobs, {report.tombstones} tombstones; covers recorded "
@@ -150,8 +138,6 @@ def restore_command(
 
     A damaged archive is refused before anything is started or created.
     """
-    from graph.jobs.restore import check_archive, restore
-
     check_archive(file)
     settings = get_settings()
     if into.exists() and any(into.iterdir()):
@@ -160,17 +146,14 @@ def restore_command(
     target_server = LocalNeo4j(target_settings)
 
     async def main() -> Any:
-        target = await connect(resolve_target(target_settings))
-        live = await connect(resolve_target(settings)) if ledger else None
-        try:
-            with _phases() as progress:
-                return await restore(
-                    target, file, blob_root=target_settings.blobs, ledger=live, progress=progress
-                )
-        finally:
-            await target.close()
-            if live is not None:
-                await live.close()
+        async with await Memory.open(target_settings) as target:
+            live = await Memory.open(settings) if ledger else None
+            try:
+                with _phases() as progress:
+                    return await target.restore(file, ledger=live, progress=progress)
+            finally:
+                if live is not None:
+                    await live.close()
 
     try:
         report = asyncio.run(main())
@@ -204,26 +187,17 @@ def retention_command(
     space: Annotated[list[str] | None, typer.Option(help="Only these spaces (repeatable).")] = None,
 ) -> None:
     """Archive and purge per the retention policies (never pinned, open, committed or held)."""
-    from graph.commands.spaces import list_spaces
-    from graph.jobs.retention import parse_policies, run_retention_everywhere
-
     if action != "run":
         raise typer.BadParameter("the only action is `run`")
-    settings = get_settings()
     policies = parse_policies(policy.read_text()) if policy else None
 
-    async def work(graph: Graph) -> Any:
-        names = space or [s.name for s in await list_spaces(graph)]
-        return await run_retention_everywhere(
-            graph,
-            names,
-            blob_root=settings.blobs,
-            policies=policies,
-            dry_run=dry_run,
-            actor=Actor.operator("cli:retention"),
+    async def work(memory: Memory) -> Any:
+        names = space or [s.name for s in await memory.all_spaces()]
+        return await memory.run_retention(
+            Actor.operator("cli:retention"), names, policies=policies, dry_run=dry_run
         )
 
-    for report in with_graph(work):
+    for report in with_memory(work):
         verb = "would" if dry_run else "did"
         out.print(
             f"{report.space}: {verb} archive {len(report.archived)}, {verb} purge "

@@ -25,14 +25,18 @@ import typer
 
 from api.cli._stopping import stopped_by_signals
 from api.cli.admin_commands import keys_app, neo4j_app, spaces_app
-from api.cli.console import err, out, with_graph
+from api.cli.console import err, out, with_memory
 from api.cli.data_commands import COMMANDS as DATA_COMMANDS
 from graph.domain.errors import EngramError, SetupError
-from graph.store.db import Neo4jTarget, connect, resolve_target
-from graph.store.local.server import LocalNeo4j
-from graph.store.migrate import Migration
-from graph.store.migrate import migrate as apply_migrations
-from graph.store.settings import Settings, get_settings
+from graph.memory import (
+    LocalNeo4j,
+    Memory,
+    Migration,
+    Neo4jTarget,
+    Settings,
+    get_settings,
+    resolve_target,
+)
 
 T = TypeVar("T")
 
@@ -64,12 +68,9 @@ app.add_typer(spaces_app, name="spaces")
 app.add_typer(keys_app, name="keys")
 
 
-async def _connect_and_migrate(target: Neo4jTarget) -> list[Migration]:
-    graph = await connect(target)
-    try:
-        return await apply_migrations(graph)
-    finally:
-        await graph.close()
+async def _connect_and_migrate(settings: Settings, target: Neo4jTarget) -> list[Migration]:
+    async with await Memory.open(settings, target) as memory:
+        return await memory.migrate()
 
 
 @app.command()
@@ -116,7 +117,7 @@ def _serve(settings: Settings, target: Neo4jTarget, local: LocalNeo4j) -> None:
 
     # Connect and migrate before uvicorn starts, so a bad NEO4J_* setting or a refused migration
     # ends here with one clear message (inside the lifespan it would be uvicorn's traceback).
-    for migration in asyncio.run(_connect_and_migrate(target)):
+    for migration in asyncio.run(_connect_and_migrate(settings, target)):
         out.print(f"applied {migration.name}")
     browser_dir = local.browser_dir() if settings.browser else None
     base = f"http://{settings.host}:{settings.port}"
@@ -155,7 +156,7 @@ def _serve(settings: Settings, target: Neo4jTarget, local: LocalNeo4j) -> None:
 @app.command()
 def migrate() -> None:
     """Apply pending migrations (each in its own transaction); a no-op when up to date."""
-    applied = with_graph(apply_migrations)
+    applied = with_memory(lambda memory: memory.migrate())
     if not applied:
         out.print("migrations: up to date")
     for migration in applied:

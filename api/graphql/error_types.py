@@ -20,7 +20,7 @@ from graphql import GraphQLError
 from strawberry.types import ExecutionContext
 
 from graph.domain import errors as domain
-from graph.store.db import UNAVAILABLE
+from graph.memory import UNAVAILABLE
 
 log = logging.getLogger("engram.graphql")
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from strawberry.extensions import SchemaExtension
 
-from graph.store.db import query_count
+from graph.memory import query_count
 
 
 class QueryCounter(SchemaExtension):

@@ -6,20 +6,18 @@ from strawberry.dataloader import DataLoader
 
 from api.graphql.request_context import EngramContext
 from graph.domain.model import Entity, EvidenceLink
-from graph.reads import listing
-from graph.reads import resources as reads
-from graph.reads.visibility import View
+from graph.memory import View
 
 
 def evidence_loader(context: EngramContext, view: View) -> DataLoader[str, list[EvidenceLink]]:
     async def load(ids: list[str]) -> list[list[EvidenceLink]]:
-        return await listing.evidence_of(context.graph, view, ids)
+        return await context.memory.evidence(view, ids)
 
     return context.loader("evidence", view, load)
 
 
 def entity_loader(context: EngramContext, view: View) -> DataLoader[str, Entity | None]:
     async def load(ids: list[str]) -> list[Entity | None]:
-        return await reads.entities_by_ids(context.graph, view, ids)
+        return await context.memory.entities(view, ids)
 
     return context.loader("entity", view, load)

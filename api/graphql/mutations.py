@@ -43,14 +43,10 @@ from api.graphql.types import (
     Observation,
     Space,
 )
-from graph.commands import artifacts, correct, episodes, holds, merge
-from graph.commands import remember as claims
-from graph.commands import spaces as space_commands
 from graph.domain.errors import EngramError, ValidationFailed
-from graph.domain.inputs import parse
+from graph.domain.model import Claim as DomainClaim
 from graph.domain.model import MemoryType as DomainMemoryType
-from graph.erasure import forget
-from graph.reads.visibility import View
+from graph.memory import View
 
 T = TypeVar("T")
 
@@ -58,18 +54,16 @@ T = TypeVar("T")
 async def _mutate(
     info: EngramInfo, space: str, work: Callable[[], Awaitable[T]], fail: Callable[[Any], T]
 ) -> T:
-    """Run a mutation as the key; the command checks its grant and tier again (graph/ trusts
-    no caller), this early check only spares a transaction."""
+    """Run a mutation as the key; expected failures become `errors` in its payload."""
     try:
-        info.context.principal.check_write(space)
         return await work()
     except EngramError as failure:
         return fail([user_error(failure)])
 
 
-async def _result_view(info: EngramInfo, space: str) -> View:
+async def _result_view(info: EngramInfo, space: str, written: list[DomainClaim]) -> View:
     """The view results of a write are shown in: now, at the writer's tier."""
-    return await info.context.view(space)
+    return await info.context.memory.written_view(info.context.actor, space, written)
 
 
 @strawberry.type
@@ -79,9 +73,7 @@ class Mutation:
         self, info: EngramInfo, name: str, description: str = ""
     ) -> CreateSpacePayload:
         async def work() -> CreateSpacePayload:
-            created = await space_commands.create_space(
-                info.context.graph, name, description, actor=info.context.actor
-            )
+            created = await info.context.memory.create_space(info.context.actor, name, description)
             return CreateSpacePayload(space=Space.of(created))
 
         return await _mutate(info, name, work, lambda e: CreateSpacePayload(errors=e))
@@ -89,11 +81,10 @@ class Mutation:
     @strawberry.mutation(description="Create or revise a claim with ≥ 1 evidence.")
     async def remember(self, info: EngramInfo, space: str, input: RememberInput) -> ClaimPayload:
         async def work() -> ClaimPayload:
-            item = parse(claims.RememberInput, command_data(input))
-            [claim] = await claims.remember(
-                info.context.graph, space, [item], actor=info.context.actor
+            [claim] = await info.context.memory.remember(
+                info.context.actor, space, [command_data(input)]
             )
-            return ClaimPayload(claim=Claim.of(claim, await _result_view(info, space)))
+            return ClaimPayload(claim=Claim.of(claim, await _result_view(info, space, [claim])))
 
         return await _mutate(info, space, work, lambda e: ClaimPayload(errors=e))
 
@@ -104,9 +95,9 @@ class Mutation:
         async def work() -> ClaimsPayload:
             if len(inputs) > 1000:
                 raise ValidationFailed("at most 1000 claims per call", field="inputs")
-            items = [parse(claims.RememberInput, command_data(i)) for i in inputs]
-            done = await claims.remember(info.context.graph, space, items, actor=info.context.actor)
-            view = await _result_view(info, space)
+            items = [command_data(i) for i in inputs]
+            done = await info.context.memory.remember(info.context.actor, space, items)
+            view = await _result_view(info, space, done)
             return ClaimsPayload(claims=[Claim.of(c, view) for c in done])
 
         return await _mutate(info, space, work, lambda e: ClaimsPayload(errors=e))
@@ -114,22 +105,20 @@ class Mutation:
     @strawberry.mutation(description="SUPERSEDE, RETRACT or DISPUTE a claim; never in place.")
     async def correct(self, info: EngramInfo, space: str, input: CorrectInput) -> ClaimPayload:
         async def work() -> ClaimPayload:
-            change = parse(correct.CorrectInput, command_data(input))
-            claim = await correct.correct(
-                info.context.graph, space, change, actor=info.context.actor
+            claim = await info.context.memory.correct(
+                info.context.actor, space, command_data(input)
             )
-            return ClaimPayload(claim=Claim.of(claim, await _result_view(info, space)))
+            return ClaimPayload(claim=Claim.of(claim, await _result_view(info, space, [claim])))
 
         return await _mutate(info, space, work, lambda e: ClaimPayload(errors=e))
 
     @strawberry.mutation(description="Assert a typed relation between two entities (a fact).")
     async def link(self, info: EngramInfo, space: str, input: LinkInput) -> ClaimPayload:
         async def work() -> ClaimPayload:
-            item = parse(claims.RememberInput, _clean_link(input))
-            [claim] = await claims.remember(
-                info.context.graph, space, [item], actor=info.context.actor
+            [claim] = await info.context.memory.remember(
+                info.context.actor, space, [_clean_link(input)]
             )
-            return ClaimPayload(claim=Claim.of(claim, await _result_view(info, space)))
+            return ClaimPayload(claim=Claim.of(claim, await _result_view(info, space, [claim])))
 
         return await _mutate(info, space, work, lambda e: ClaimPayload(errors=e))
 
@@ -138,12 +127,8 @@ class Mutation:
         self, info: EngramInfo, space: str, input: OpenEpisodeInput | None = None
     ) -> EpisodePayload:
         async def work() -> EpisodePayload:
-            opening = parse(
-                episodes.OpenEpisodeInput, command_data(input) if input is not None else {}
-            )
-            opened = await episodes.open_episode(
-                info.context.graph, space, opening, actor=info.context.actor
-            )
+            opening = command_data(input) if input is not None else {}
+            opened = await info.context.memory.open_episode(info.context.actor, space, opening)
             return EpisodePayload(episode=Episode.of(opened))
 
         return await _mutate(info, space, work, lambda e: EpisodePayload(errors=e))
@@ -153,9 +138,8 @@ class Mutation:
         self, info: EngramInfo, space: str, input: ObservationInput
     ) -> ObservationPayload:
         async def work() -> ObservationPayload:
-            observation = parse(episodes.ObservationInput, command_data(input))
-            recorded = await episodes.record_observation(
-                info.context.graph, space, observation, actor=info.context.actor
+            recorded = await info.context.memory.record_observation(
+                info.context.actor, space, command_data(input)
             )
             return ObservationPayload(observation=Observation.of(recorded))
 
@@ -166,9 +150,8 @@ class Mutation:
         self, info: EngramInfo, space: str, input: SealEpisodeInput
     ) -> EpisodePayload:
         async def work() -> EpisodePayload:
-            sealing = parse(episodes.SealEpisodeInput, command_data(input))
-            sealed = await episodes.seal_episode(
-                info.context.graph, space, sealing, actor=info.context.actor
+            sealed = await info.context.memory.seal_episode(
+                info.context.actor, space, command_data(input)
             )
             return EpisodePayload(episode=Episode.of(sealed))
 
@@ -179,13 +162,8 @@ class Mutation:
         self, info: EngramInfo, space: str, input: ArtifactInput
     ) -> ArtifactPayload:
         async def work() -> ArtifactPayload:
-            artifact = parse(artifacts.ArtifactInput, command_data(input))
-            added = await artifacts.add_artifact(
-                info.context.graph,
-                space,
-                artifact,
-                blob_root=info.context.settings.blobs,
-                actor=info.context.actor,
+            added = await info.context.memory.add_artifact(
+                info.context.actor, space, command_data(input)
             )
             return ArtifactPayload(artifact=Artifact.of(added))
 
@@ -194,9 +172,8 @@ class Mutation:
     @strawberry.mutation(description="Merge a duplicate entity into a survivor; undoable.")
     async def merge_entities(self, info: EngramInfo, space: str, input: MergeInput) -> MergePayload:
         async def work() -> MergePayload:
-            request = parse(merge.MergeInput, command_data(input))
-            merge_id = await merge.merge_entities(
-                info.context.graph, space, request, actor=info.context.actor
+            merge_id = await info.context.memory.merge_entities(
+                info.context.actor, space, command_data(input)
             )
             return MergePayload(merge_id=strawberry.ID(merge_id))
 
@@ -207,8 +184,8 @@ class Mutation:
         self, info: EngramInfo, space: str, merge_id: strawberry.ID, reason: str
     ) -> UnmergePayload:
         async def work() -> UnmergePayload:
-            undone = await merge.unmerge_entities(
-                info.context.graph, space, merge_id, reason, actor=info.context.actor
+            undone = await info.context.memory.unmerge_entities(
+                info.context.actor, space, merge_id, reason
             )
             return UnmergePayload(undone=undone)
 
@@ -226,21 +203,12 @@ class Mutation:
         idempotency_key: str | None = None,
     ) -> ForgetPayload:
         async def work() -> ForgetPayload:
-            request = parse(
-                forget.ForgetInput,
-                {
-                    "selector": command_data(selector),
-                    "reason": reason,
-                    **({"idempotency_key": idempotency_key} if idempotency_key else {}),
-                },
-            )
-            done = await forget.forget(
-                info.context.graph,
-                space,
-                request,
-                actor=info.context.actor,
-                blob_root=info.context.settings.blobs,
-            )
+            request = {
+                "selector": command_data(selector),
+                "reason": reason,
+                **({"idempotency_key": idempotency_key} if idempotency_key else {}),
+            }
+            done = await info.context.memory.forget(info.context.actor, space, request)
             return ForgetPayload(
                 receipt=ForgetReceipt(
                     tombstone_id=strawberry.ID(done.tombstone_id),
@@ -259,11 +227,8 @@ class Mutation:
         self, info: EngramInfo, space: str, selector: SelectorInput, reason: str
     ) -> LegalHoldPayload:
         async def work() -> LegalHoldPayload:
-            info.context.principal.check_legal(space)
-            hold = parse(holds.HoldInput, {"selector": command_data(selector), "reason": reason})
-            hold_id = await holds.set_legal_hold(
-                info.context.graph, space, hold, actor=info.context.actor
-            )
+            hold = {"selector": command_data(selector), "reason": reason}
+            hold_id = await info.context.memory.set_legal_hold(info.context.actor, space, hold)
             return LegalHoldPayload(hold_id=strawberry.ID(hold_id))
 
         return await _mutate(info, space, work, lambda e: LegalHoldPayload(errors=e))
@@ -273,9 +238,8 @@ class Mutation:
         self, info: EngramInfo, space: str, hold_id: strawberry.ID, reason: str
     ) -> LegalHoldPayload:
         async def work() -> LegalHoldPayload:
-            info.context.principal.check_legal(space)
-            released = await holds.release_legal_hold(
-                info.context.graph, space, hold_id, reason=reason, actor=info.context.actor
+            released = await info.context.memory.release_legal_hold(
+                info.context.actor, space, hold_id, reason
             )
             return LegalHoldPayload(hold_id=hold_id, released=released)
 

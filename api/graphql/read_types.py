@@ -16,8 +16,8 @@ from api.graphql.types import (
     Evidence,
     entity_in_view,
 )
-from graph.reads import snapshot, traverse
-from graph.reads.visibility import View
+from graph.domain import read_records as answers
+from graph.memory import View
 
 
 @strawberry.type(description="A visible, typed relation between two entities.")
@@ -36,7 +36,7 @@ class Relation:
     view: strawberry.Private[View]
 
     @staticmethod
-    def of(relation: traverse.Relation, view: View) -> Relation:
+    def of(relation: answers.Relation, view: View) -> Relation:
         return Relation(
             type=relation.type,
             valid_from=relation.valid_from,
@@ -108,7 +108,7 @@ class Explanation:
     reason: str | None = strawberry.field(description="Why there is no path, when there is none.")
 
     @staticmethod
-    def of(explanation: traverse.Explanation, view: View) -> Explanation:
+    def of(explanation: answers.Explanation, view: View) -> Explanation:
         return Explanation(
             paths=[
                 Path(
@@ -148,7 +148,7 @@ class ContextSnapshot:
     omitted: int
 
     @staticmethod
-    def of(snap: snapshot.ContextSnapshot) -> ContextSnapshot:
+    def of(snap: answers.ContextSnapshot) -> ContextSnapshot:
         return ContextSnapshot(
             text=snap.text, bytes=snap.bytes, keys=snap.keys, omitted=snap.omitted
         )

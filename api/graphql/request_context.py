@@ -1,4 +1,4 @@
-"""What every resolver gets in `info.context`: the database, who asks, and per-request loaders."""
+"""What every resolver gets in `info.context`: the memory, who asks, and per-request loaders."""
 
 from __future__ import annotations
 
@@ -12,10 +12,7 @@ from starlette.responses import Response
 from strawberry.dataloader import DataLoader
 
 from graph.domain.actor import Actor
-from graph.meaning.embeddings import Embedder
-from graph.reads.visibility import View
-from graph.store.db import Graph
-from graph.store.settings import Settings
+from graph.memory import Memory, View
 
 K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
@@ -25,10 +22,8 @@ V = TypeVar("V")
 class EngramContext:
     request: Request | None
     response: Response | None
-    graph: Graph
-    settings: Settings
+    memory: Memory
     principal: Actor
-    embedder: Embedder
     loaders: dict[tuple[str, View], DataLoader[Any, Any]] = field(default_factory=dict)
 
     @property
@@ -40,8 +35,7 @@ class EngramContext:
         self, space: str, as_of: datetime | None = None, known_at: datetime | None = None
     ) -> View:
         """A view of `space` at the caller's tier; FORBIDDEN when the key may not read it."""
-        tier = self.principal.tier_in(space)
-        return await View.open(self.graph, space, as_of=as_of, known_at=known_at, max_privacy=tier)
+        return await self.memory.view(self.principal, space, as_of, known_at)
 
     def loader(
         self, name: str, view: View, load: Callable[[list[K]], Awaitable[list[V]]]

@@ -29,6 +29,7 @@ from api.graphql.input_types import (
     EntityRefInput,
     command_data,
 )
+from api.graphql.loaders import entity_loader
 from api.graphql.mutations import Mutation
 from api.graphql.read_types import (
     ContextSnapshot,
@@ -50,14 +51,16 @@ from api.graphql.types import (
     MemoryType,
     Space,
 )
-from graph.commands import spaces as space_commands
 from graph.domain.errors import EngramError, ValidationFailed
 from graph.domain.model import ClaimStatus
-from graph.reads import listing, search, traverse
-from graph.reads import resources as reads
-from graph.reads import snapshot as context
-from graph.reads.search import DEFAULT_FIRST as SEARCH_FIRST
-from graph.reads.visibility import View
+from graph.domain.read_records import (
+    DEFAULT_BUDGET,
+    DEFAULT_PAGE,
+    DEFAULT_SEARCH_FIRST,
+    DEFAULT_STATUSES,
+    ClaimFilter,
+)
+from graph.memory import View
 
 T = TypeVar("T")
 
@@ -71,16 +74,7 @@ async def _query(work: Callable[[], Awaitable[T]]) -> T:
 
 
 async def _entity_id(info: EngramInfo, view: View, ref: EntityRefInput) -> str:
-    data = command_data(ref)
-    entity = await reads.find_entity(
-        info.context.graph,
-        view,
-        entity_id=data.get("id"),
-        key=data.get("key"),
-        name=data.get("name"),
-    )
-    if sum(1 for v in data.values() if v is not None) != 1:
-        raise ValidationFailed("an entity reference gives exactly one of id, key or name")
+    entity = await info.context.memory.find_entity(view, command_data(ref))
     return entity.id
 
 
@@ -88,12 +82,7 @@ async def _entity_id(info: EngramInfo, view: View, ref: EntityRefInput) -> str:
 class Query:
     @strawberry.field(description="The memory spaces this key may read, by name.")
     async def spaces(self, info: EngramInfo) -> list[Space]:
-        principal = info.context.principal
-        return [
-            Space.of(space)
-            for space in await space_commands.list_spaces(info.context.graph)
-            if principal.sees_space(space.name)
-        ]
+        return [Space.of(s) for s in await info.context.memory.spaces(info.context.principal)]
 
     @strawberry.field(description="One entity by id or key, named as of `asOf`.")
     async def entity(
@@ -107,11 +96,7 @@ class Query:
     ) -> Entity | None:
         async def work() -> Entity:
             view = await info.context.view(space, as_of, known_at)
-            if (id is None) == (key is None):
-                raise ValidationFailed("give exactly one of id or key", field="id")
-            return Entity.of(
-                await reads.get_entity(info.context.graph, view, entity_id=id, key=key)
-            )
+            return Entity.of(await info.context.memory.entity(view, entity_id=id, key=key))
 
         return await _query(work)
 
@@ -121,7 +106,7 @@ class Query:
         info: EngramInfo,
         space: str,
         filter: ClaimFilterInput | None = None,
-        first: int = listing.DEFAULT_PAGE,
+        first: int = DEFAULT_PAGE,
         after: str | None = None,
         as_of: datetime | None = None,
         known_at: datetime | None = None,
@@ -131,15 +116,12 @@ class Query:
             wanted = filter or ClaimFilterInput()
             subject_id = await _entity_id(info, view, wanted.subject) if wanted.subject else None
             try:
-                statuses = tuple(
-                    ClaimStatus(s) for s in (wanted.statuses or listing.DEFAULT_STATUSES)
-                )
+                statuses = tuple(ClaimStatus(s) for s in (wanted.statuses or DEFAULT_STATUSES))
             except ValueError as failure:
                 raise ValidationFailed(str(failure), field="filter.statuses") from None
-            page = await listing.list_claims(
-                info.context.graph,
+            page = await info.context.memory.claims(
                 view,
-                listing.ClaimFilter(
+                ClaimFilter(
                     type=wanted.type,
                     key_prefix=wanted.key_prefix,
                     subject_id=subject_id,
@@ -163,7 +145,7 @@ class Query:
     ) -> list[Claim]:
         async def work() -> list[Claim]:
             view = await info.context.view(space, None, known_at)
-            history = await reads.claim_history(info.context.graph, view, key)
+            history = await info.context.memory.claim_history(view, key)
             return [Claim.of(c, view) for c in history]
 
         return await _query(work)
@@ -179,7 +161,7 @@ class Query:
     ) -> Episode | None:
         async def work() -> Episode:
             view = await info.context.view(space, as_of, known_at)
-            return Episode.of(await reads.get_episode(info.context.graph, view, id))
+            return Episode.of(await info.context.memory.episode(view, id))
 
         return await _query(work)
 
@@ -195,7 +177,7 @@ class Query:
     ) -> Timeline:
         async def work() -> Timeline:
             view = await info.context.view(space, None, known_at)
-            found = await listing.timeline(info.context.graph, view, from_, to, first=first)
+            found = await info.context.memory.timeline(view, from_, to, first=first)
             return Timeline(
                 claims=[Claim.of(c, view) for c in found.claims],
                 episodes=[Episode.of(e) for e in found.episodes],
@@ -211,31 +193,26 @@ class Query:
         entity: EntityRefInput,
         hops: int = 1,
         relation_types: list[str] | None = None,
-        direction: Direction = traverse.Direction.BOTH,
+        direction: Direction = Direction.BOTH,
         as_of: datetime | None = None,
         known_at: datetime | None = None,
         first: int = 50,
     ) -> Related:
         async def work() -> Related:
-            traverse.check_related(hops, relation_types, first)
             view = await info.context.view(space, as_of, known_at)
-            start = await _entity_id(info, view, entity)
-            found = await traverse.related(
-                info.context.graph,
+            found = await info.context.memory.related(
                 view,
-                start,
+                command_data(entity),
                 hops=hops,
                 relation_types=relation_types,
                 direction=direction,
                 first=first,
             )
-            entities = await reads.entities_by_ids(info.context.graph, view, list(found.distances))
+            entity_loader(info.context, view).prime_many({e.id: e for e in found.entities})
             nodes = [
                 RelatedEntity(entity=Entity.of(e), distance=found.distances[e.id])
-                for e in entities
-                if e is not None
+                for e in found.entities
             ]
-            nodes.sort(key=lambda n: (n.distance, n.entity.key))
             return Related(
                 nodes=nodes,
                 relations=[Relation.of(r, view) for r in found.relations],
@@ -257,12 +234,9 @@ class Query:
         first: int = 5,
     ) -> Explanation:
         async def work() -> Explanation:
-            traverse.check_explain(max_hops, first)
             view = await info.context.view(space, as_of, known_at)
-            source = await _entity_id(info, view, from_)
-            target = await _entity_id(info, view, to)
-            found = await traverse.explain_relation(
-                info.context.graph, view, source, target, max_hops=max_hops, first=first
+            found = await info.context.memory.explain_relation(
+                view, command_data(from_), command_data(to), max_hops=max_hops, first=first
             )
             return Explanation.of(found, view)
 
@@ -279,17 +253,12 @@ class Query:
         types: list[MemoryType] | None = None,
         as_of: datetime | None = None,
         known_at: datetime | None = None,
-        first: int = SEARCH_FIRST,
+        first: int = DEFAULT_SEARCH_FIRST,
     ) -> list[SearchHit]:
         async def work() -> list[SearchHit]:
             view = await info.context.view(space, as_of, known_at)
-            hits = await search.search(
-                info.context.graph,
-                view,
-                query,
-                info.context.embedder,
-                types=list(types) if types else None,
-                first=first,
+            hits = await info.context.memory.search(
+                view, query, types=list(types) if types else None, first=first
             )
             return [
                 SearchHit(claim=Claim.of(h.claim, view), score=h.score, sources=list(h.sources))
@@ -303,15 +272,13 @@ class Query:
         self,
         info: EngramInfo,
         space: str,
-        budget_bytes: int = context.DEFAULT_BUDGET,
+        budget_bytes: int = DEFAULT_BUDGET,
         as_of: datetime | None = None,
         known_at: datetime | None = None,
     ) -> ContextSnapshot:
         async def work() -> ContextSnapshot:
             view = await info.context.view(space, as_of, known_at)
-            snap = await context.context_snapshot(
-                info.context.graph, view, budget_bytes=budget_bytes
-            )
+            snap = await info.context.memory.context(view, budget_bytes=budget_bytes)
             return ContextSnapshot.of(snap)
 
         return await _query(work)

@@ -16,11 +16,10 @@ from strawberry.types import Info
 
 from api.graphql.loaders import entity_loader, evidence_loader
 from api.graphql.request_context import EngramContext
-from graph.commands import spaces
 from graph.domain import model
-from graph.erasure import selectors
-from graph.reads import traverse
-from graph.reads.visibility import View
+from graph.domain.read_records import Direction as DomainDirection
+from graph.memory import Space as DomainSpace
+from graph.memory import View
 
 EngramInfo = Info[EngramContext, None]
 
@@ -37,8 +36,8 @@ for _enum in (
     model.ArtifactStorage,
     model.EntityKind,
     model.CorrectionKind,
-    traverse.Direction,
-    selectors.SelectorKind,
+    DomainDirection,
+    model.SelectorKind,
 ):
     strawberry.enum(_enum)
 
@@ -53,8 +52,8 @@ Role = model.Role
 ArtifactStorage = model.ArtifactStorage
 EntityKind = model.EntityKind
 CorrectionKind = model.CorrectionKind
-Direction = traverse.Direction
-SelectorKind = selectors.SelectorKind
+Direction = DomainDirection
+SelectorKind = model.SelectorKind
 
 
 @strawberry.enum(description="Privacy tiers, ordered; a key cleared for a tier reads the lower.")
@@ -80,7 +79,7 @@ class Space:
     recorded_at: datetime = strawberry.field(description="When Engram created the space.")
 
     @staticmethod
-    def of(space: spaces.Space) -> Space:
+    def of(space: DomainSpace) -> Space:
         return Space(
             id=strawberry.ID(space.id),
             name=space.name,

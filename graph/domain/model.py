@@ -172,6 +172,16 @@ def canonical_json(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
+class SelectorKind(StrEnum):
+    CLAIM = "CLAIM"
+    OBSERVATION = "OBSERVATION"
+    EPISODE = "EPISODE"
+    ARTIFACT = "ARTIFACT"
+    ENTITY = "ENTITY"
+    SUBJECT_PREDICATE = "SUBJECT_PREDICATE"
+    SPACE = "SPACE"
+
+
 @dataclass(frozen=True)
 class EvidenceLink:
     """One piece of evidence of a claim revision, as visible at the view's knownAt."""

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
-from enum import StrEnum
 from typing import LiteralString
 
 from pydantic import BaseModel, ConfigDict, model_validator
@@ -22,17 +21,8 @@ from graph.commands.writing import WriteContext
 from graph.domain.errors import Forbidden, Forgotten, NotFound, ValidationFailed
 from graph.domain.memory_types import PREDICATE
 from graph.domain.model import Privacy, canonical_json
+from graph.domain.model import SelectorKind as SelectorKind  # a selector's kinds, re-exported
 from graph.store.db import run
-
-
-class SelectorKind(StrEnum):
-    CLAIM = "CLAIM"
-    OBSERVATION = "OBSERVATION"
-    EPISODE = "EPISODE"
-    ARTIFACT = "ARTIFACT"
-    ENTITY = "ENTITY"
-    SUBJECT_PREDICATE = "SUBJECT_PREDICATE"
-    SPACE = "SPACE"
 
 
 class Selector(BaseModel):

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import base64
 import json
-from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, LiteralString
 
 from graph.domain.errors import ValidationFailed
-from graph.domain.model import Claim, ClaimStatus, Episode, EvidenceLink, MemoryType
+from graph.domain.model import Claim, EvidenceLink
+from graph.domain.read_records import DEFAULT_PAGE, ClaimFilter, ClaimPage, Timeline
 from graph.reads.visibility import View, in_history, visible
 from graph.store.db import Graph
 from graph.store.rows import (
@@ -28,8 +28,6 @@ from graph.store.rows import (
 )
 
 MAX_PAGE = 100
-DEFAULT_PAGE = 20
-DEFAULT_STATUSES = (ClaimStatus.ACTIVE, ClaimStatus.DISPUTED)
 
 LIST_CLAIMS: LiteralString = (
     """
@@ -119,23 +117,6 @@ ORDER BY episode.startedAt, episode.id
 )
 
 
-@dataclass(frozen=True)
-class ClaimFilter:
-    type: MemoryType | None = None
-    key_prefix: str | None = None
-    subject_id: str | None = None
-    predicate: str | None = None
-    statuses: tuple[ClaimStatus, ...] = DEFAULT_STATUSES
-
-
-@dataclass(frozen=True)
-class Page:
-    claims: list[Claim]
-    end: str | None
-    """Cursor of the last claim on the page (pass as `after` for the next page)."""
-    has_more: bool
-
-
 def encode_cursor(claim: Claim) -> str:
     raw = json.dumps([claim.recorded_at.isoformat(), claim.id])
     return base64.urlsafe_b64encode(raw.encode()).decode()
@@ -161,7 +142,7 @@ async def list_claims(
     *,
     first: int = DEFAULT_PAGE,
     after: str | None = None,
-) -> Page:
+) -> ClaimPage:
     """One page of the claims visible in `view` that match the filter."""
     check_first(first)
     after_at, after_id = decode_cursor(after) if after else (None, None)
@@ -178,7 +159,7 @@ async def list_claims(
         limit=first + 1,
     )
     claims = [claim_record(row["claim"]) for row in rows[:first]]
-    return Page(claims, encode_cursor(claims[-1]) if claims else None, len(rows) > first)
+    return ClaimPage(claims, encode_cursor(claims[-1]) if claims else None, len(rows) > first)
 
 
 async def evidence_of(graph: Graph, view: View, claim_ids: list[str]) -> list[list[EvidenceLink]]:
@@ -216,12 +197,6 @@ async def claims_with_evidence(
     return claims, evidence
 
 
-@dataclass(frozen=True)
-class Timeline:
-    claims: list[Claim] = field(default_factory=list)
-    episodes: list[Episode] = field(default_factory=list)
-
-
 async def timeline(
     graph: Graph, view: View, start: datetime, end: datetime, *, first: int = 100
 ) -> Timeline:
@@ -241,7 +216,7 @@ async def timeline(
 
 __all__ = [
     "ClaimFilter",
-    "Page",
+    "ClaimPage",
     "Timeline",
     "check_first",
     "claims_by_ids",

@@ -22,17 +22,17 @@ from __future__ import annotations
 
 import asyncio
 import re
-from dataclasses import dataclass
 from typing import Any, LiteralString
 
 from graph.domain.errors import ValidationFailed
-from graph.domain.model import Claim, MemoryType
+from graph.domain.model import MemoryType
+from graph.domain.read_records import DEFAULT_SEARCH_FIRST, Hit
 from graph.meaning.embeddings import Embedder
 from graph.reads.visibility import View, visible
 from graph.store.db import Graph
 from graph.store.rows import claim_record
 
-DEFAULT_FIRST = 12
+DEFAULT_FIRST = DEFAULT_SEARCH_FIRST
 MAX_FIRST = 50
 RRF_K = 60
 MIN_SIMILARITY = 0.3
@@ -114,15 +114,6 @@ WHERE """
 RETURN properties(c) AS claim
 """
 )
-
-
-@dataclass(frozen=True)
-class Hit:
-    claim: Claim
-    score: float
-    """Reciprocal-rank fusion score (higher is better)."""
-    sources: tuple[str, ...]
-    """Which lists found it: text, meaning, evidence, entity."""
 
 
 def escape(query: str) -> str:

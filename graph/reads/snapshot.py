@@ -12,18 +12,17 @@ counted); the text never exceeds the budget.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import LiteralString
 
 from graph.domain import memory_types as mt
 from graph.domain.errors import ValidationFailed
 from graph.domain.model import Claim, ClaimStatus, MemoryType
+from graph.domain.read_records import DEFAULT_BUDGET, ContextSnapshot
 from graph.reads.visibility import View, visible
 from graph.store.db import Graph
 from graph.store.rows import claim_record
 
-DEFAULT_BUDGET = 2048
 MAX_BUDGET = 65536
 RECENT_DECISIONS = 5
 ORDER = (MemoryType.PROFILE, MemoryType.PREF, MemoryType.GOAL, MemoryType.TASK, MemoryType.DECISION)
@@ -39,15 +38,6 @@ WHERE c.type IN ['profile', 'pref', 'goal', 'task', 'decision'] AND """
 RETURN properties(c) AS claim
 """
 )
-
-
-@dataclass(frozen=True)
-class ContextSnapshot:
-    text: str
-    bytes: int
-    keys: list[str]
-    omitted: int
-    """Candidate lines left out because they did not fit the budget."""
 
 
 def _wanted(claim: Claim) -> bool:

@@ -12,14 +12,11 @@ visible `MERGED_INTO` relationships are traversed too, as steps without a claim.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from datetime import datetime
-from enum import StrEnum
 from typing import Any, LiteralString
 
 from graph.domain.errors import ValidationFailed
 from graph.domain.memory_types import PREDICATE
-from graph.domain.model import Claim, EvidenceLink
+from graph.domain.read_records import Direction, Explanation, Neighbourhood, Relation, Step
 from graph.domain.timeutil import to_native, to_native_or_none
 from graph.reads.listing import claims_with_evidence
 from graph.reads.visibility import View, visible
@@ -95,39 +92,6 @@ LIMIT $first
 
 
 EXPLAIN: dict[int, LiteralString] = {hops: _explain_query(hops) for hops in range(1, MAX_HOPS + 1)}
-
-
-class Direction(StrEnum):
-    OUT = "OUT"
-    IN = "IN"
-    BOTH = "BOTH"
-
-
-@dataclass(frozen=True)
-class Relation:
-    """One visible relationship between two entities."""
-
-    type: str
-    source_id: str
-    target_id: str
-    valid_from: datetime | None
-    valid_to: datetime | None
-    recorded_at: datetime
-    claim_id: str | None
-    claim_key: str | None
-    status: str | None
-    confidence: float | None
-    reason: str | None = None
-
-
-@dataclass(frozen=True)
-class Neighbourhood:
-    start_id: str
-    distances: dict[str, int]
-    """Entity id → hop distance from the start (the start is 0)."""
-    relations: list[Relation]
-    truncated: bool
-    """True when the `first` bound (nodes) or the relation bound cut the answer."""
 
 
 def _relation(row: dict[str, Any]) -> Relation:
@@ -220,26 +184,6 @@ async def related(
         key=lambda r: (r.source_id, r.type, r.target_id, r.recorded_at),
     )
     return Neighbourhood(entity_id, distances, ordered, truncated)
-
-
-@dataclass(frozen=True)
-class Step:
-    """One hop of a path: the relation, which way it was walked, and why we believe it."""
-
-    relation: Relation
-    from_id: str
-    to_id: str
-    forward: bool
-    """True when the relation points the way the path walks."""
-    claim: Claim | None
-    evidence: list[EvidenceLink] = field(default_factory=list)
-
-
-@dataclass(frozen=True)
-class Explanation:
-    paths: list[list[Step]]
-    reason: str | None
-    """Why there is no path (None when there are paths)."""
 
 
 async def explain_relation(

@@ -1,0 +1,379 @@
+"""The one door into Engram's memory: every outside caller — the GraphQL resolvers, the command
+line, the MCP server, the benches — goes through `Memory`.
+
+    >>> memory = await Memory.open(get_settings())       # connects; shares the driver with neomodel
+    >>> view = await memory.view(agent, "alice", as_of=last_year)
+    >>> near = await memory.related(view, alice.id, hops=2)
+    >>> [claim] = await memory.remember(agent, "alice", [{"key": "pref:ui:theme", ...}])
+    >>> await memory.close()
+
+A `Memory` holds the connection; it holds no caller. Every command takes the explicit `Actor`
+(which spaces it may read or write, up to which tier, with or without the legal grant), and
+every read takes a `View` opened for an actor — so what a caller may not read it can neither
+see nor change, whatever door it came in by. Commands accept their input as the domain model
+or as plain data (validated into it, with typed errors); answers are the domain records of
+`graph.domain`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from datetime import datetime
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
+
+from graph.commands import apikeys, artifacts, correct, episodes, holds, merge, spaces
+from graph.commands import remember as remembering
+from graph.commands.spaces import Space
+from graph.domain.actor import Actor
+from graph.domain.errors import ValidationFailed
+from graph.domain.inputs import parse
+from graph.domain.model import (
+    Artifact,
+    Claim,
+    Entity,
+    Episode,
+    EvidenceLink,
+    MemoryType,
+    Observation,
+)
+from graph.domain.read_records import (
+    DEFAULT_BUDGET,
+    DEFAULT_PAGE,
+    DEFAULT_SEARCH_FIRST,
+    ClaimFilter,
+    ClaimPage,
+    ContextSnapshot,
+    Direction,
+    Explanation,
+    Hit,
+    Neighbourhood,
+    Timeline,
+)
+from graph.domain.timeutil import utc_now
+from graph.erasure import forget as forgetting
+from graph.jobs.restore import check_archive
+from graph.jobs.retention import parse_policies
+from graph.meaning.embeddings import Embedder
+from graph.memory_admin import MemoryAdmin, Readiness
+from graph.reads import listing, resources, search, snapshot, traverse
+from graph.reads.visibility import View
+from graph.store.db import UNAVAILABLE, Graph, Neo4jTarget, connect, query_count, resolve_target
+from graph.store.local.server import LocalNeo4j
+from graph.store.migrate import Migration
+from graph.store.neomodel_bridge import (
+    release_driver,
+    share_driver,
+)
+from graph.store.settings import Settings, get_settings
+
+__all__ = [
+    "DEV_ACTOR",
+    "UNAVAILABLE",
+    "LocalNeo4j",
+    "Memory",
+    "Migration",
+    "Neo4jTarget",
+    "Readiness",
+    "Settings",
+    "Space",
+    "View",
+    "check_archive",
+    "get_settings",
+    "parse_policies",
+    "query_count",
+    "resolve_target",
+]
+
+M = TypeVar("M", bound=BaseModel)
+
+DEV_ACTOR = apikeys.DEV
+"""The actor of a dev-mode server (no key asked): every space, every tier."""
+
+
+EntityRef = str | Mapping[str, str | None]
+"""An entity by id, or a reference naming exactly one of its id, key or current name."""
+
+
+def _as(model: type[M], data: M | Mapping[str, Any]) -> M:
+    return data if isinstance(data, model) else parse(model, dict(data))
+
+
+class Memory(MemoryAdmin):
+    """Engram's memory on one Neo4j: reads through views, commands as an actor."""
+
+    def __init__(self, graph: Graph, settings: Settings, embedder: Embedder | None = None) -> None:
+        self.graph = graph
+        self.settings = settings
+        self.embedder = embedder or Embedder()
+
+    @classmethod
+    async def open(
+        cls,
+        settings: Settings | None = None,
+        target: Neo4jTarget | None = None,
+        *,
+        retry_time: float = 30.0,
+        embedder: Embedder | None = None,
+        embed_threads: int = 1,
+    ) -> Memory:
+        """Connect (starting the local Neo4j when no NEO4J_URI is set) and share the driver
+        with neomodel, which owns the administrative nodes."""
+        settings = settings or get_settings()
+        graph = await connect(target or resolve_target(settings), retry_time=retry_time)
+        try:
+            await share_driver(graph)
+        except BaseException:
+            await graph.close()
+            raise
+        return cls(graph, settings, embedder or Embedder(threads=embed_threads))
+
+    async def close(self) -> None:
+        await release_driver()
+        await self.graph.close()
+
+    async def __aenter__(self) -> Memory:
+        return self
+
+    async def __aexit__(self, *_: object) -> None:
+        await self.close()
+
+    # -- who asks ----------------------------------------------------------------------------
+
+    async def authenticate(self, presented: str) -> Actor | None:
+        """The actor of an API key, or None when it is malformed, unknown or revoked."""
+        return await apikeys.authenticate(presented)
+
+    async def view(
+        self,
+        actor: Actor,
+        space: str,
+        as_of: datetime | None = None,
+        known_at: datetime | None = None,
+    ) -> View:
+        """A view of `space` at the actor's tier; FORBIDDEN when it may not read the space."""
+        tier = actor.tier_in(space)
+        return await View.open(self.graph, space, as_of=as_of, known_at=known_at, max_privacy=tier)
+
+    async def written_view(self, actor: Actor, space: str, written: Sequence[Claim]) -> View:
+        """The view a write's claims are shown in: now, at the actor's tier, known at least as
+        late as the write — built from the claims themselves, without another query."""
+        if not written:
+            return await self.view(actor, space)
+        now = utc_now()
+        return View(
+            written[0].space_id,
+            space,
+            now,
+            max(now, *(claim.recorded_at for claim in written)),
+            actor.tier_in(space),
+        )
+
+    # -- reads -------------------------------------------------------------------------------
+
+    async def spaces(self, actor: Actor) -> list[Space]:
+        """The spaces the actor may read, by name."""
+        return [s for s in await spaces.list_spaces(self.graph) if actor.sees_space(s.name)]
+
+    async def all_spaces(self) -> list[Space]:
+        """Every space (operators only: the command line)."""
+        return await spaces.list_spaces(self.graph)
+
+    async def entity(
+        self, view: View, *, entity_id: str | None = None, key: str | None = None
+    ) -> Entity:
+        if (entity_id is None) == (key is None):
+            raise ValidationFailed("give exactly one of id or key", field="id")
+        return await resources.get_entity(self.graph, view, entity_id=entity_id, key=key)
+
+    async def find_entity(self, view: View, ref: Mapping[str, str | None]) -> Entity:
+        """The entity a reference names by exactly one of id, key or (current) name."""
+        given = {k: v for k, v in ref.items() if v is not None}
+        if len(given) != 1 or not given.keys() <= {"id", "key", "name"}:
+            raise ValidationFailed("an entity reference gives exactly one of id, key or name")
+        return await resources.find_entity(
+            self.graph,
+            view,
+            entity_id=given.get("id"),
+            key=given.get("key"),
+            name=given.get("name"),
+        )
+
+    async def entities(self, view: View, ids: list[str]) -> list[Entity | None]:
+        return await resources.entities_by_ids(self.graph, view, ids)
+
+    async def evidence(self, view: View, claim_ids: list[str]) -> list[list[EvidenceLink]]:
+        return await listing.evidence_of(self.graph, view, claim_ids)
+
+    async def claims(
+        self,
+        view: View,
+        claim_filter: ClaimFilter,
+        *,
+        first: int = DEFAULT_PAGE,
+        after: str | None = None,
+    ) -> ClaimPage:
+        return await listing.list_claims(self.graph, view, claim_filter, first=first, after=after)
+
+    async def claim_history(self, view: View, key: str) -> list[Claim]:
+        return await resources.claim_history(self.graph, view, key)
+
+    async def episode(self, view: View, episode_id: str) -> Episode:
+        return await resources.get_episode(self.graph, view, episode_id)
+
+    async def timeline(
+        self, view: View, start: datetime, end: datetime, *, first: int = 100
+    ) -> Timeline:
+        return await listing.timeline(self.graph, view, start, end, first=first)
+
+    async def related(
+        self,
+        view: View,
+        entity: EntityRef,
+        *,
+        hops: int = 1,
+        relation_types: list[str] | None = None,
+        direction: Direction = Direction.BOTH,
+        first: int = 50,
+    ) -> Neighbourhood:
+        """The visible neighbourhood of an entity (given by id, or a reference by id, key or
+        name), 1–4 hops."""
+        traverse.check_related(hops, relation_types, first)
+        found = await traverse.related(
+            self.graph,
+            view,
+            await self._entity_id(view, entity),
+            hops=hops,
+            relation_types=relation_types,
+            direction=direction,
+            first=first,
+        )
+        reached = [e for e in await self.entities(view, list(found.distances)) if e is not None]
+        reached.sort(key=lambda e: (found.distances[e.id], e.key))
+        return replace(found, entities=tuple(reached))
+
+    async def explain_relation(
+        self, view: View, source: EntityRef, target: EntityRef, *, max_hops: int = 3, first: int = 5
+    ) -> Explanation:
+        """The shortest visible paths between two entities, with evidence on every hop."""
+        traverse.check_explain(max_hops, first)
+        from_id = await self._entity_id(view, source)
+        to_id = await self._entity_id(view, target)
+        return await traverse.explain_relation(
+            self.graph, view, from_id, to_id, max_hops=max_hops, first=first
+        )
+
+    async def _entity_id(self, view: View, entity: EntityRef) -> str:
+        return entity if isinstance(entity, str) else (await self.find_entity(view, entity)).id
+
+    async def search(
+        self,
+        view: View,
+        query: str,
+        *,
+        types: list[MemoryType] | None = None,
+        first: int = DEFAULT_SEARCH_FIRST,
+    ) -> list[Hit]:
+        return await search.search(self.graph, view, query, self.embedder, types=types, first=first)
+
+    async def context(self, view: View, *, budget_bytes: int = DEFAULT_BUDGET) -> ContextSnapshot:
+        return await snapshot.context_snapshot(self.graph, view, budget_bytes=budget_bytes)
+
+    # -- commands: each checks the actor's grant first and again inside its transaction ------
+
+    async def create_space(self, actor: Actor, name: str, description: str = "") -> Space:
+        actor.check_write(name)
+        return await spaces.create_space(self.graph, name, description, actor=actor)
+
+    async def remember(
+        self,
+        actor: Actor,
+        space: str,
+        items: Sequence[remembering.RememberInput | Mapping[str, Any]],
+    ) -> list[Claim]:
+        """Create or revise claims in one transaction: all of them or none."""
+        actor.check_write(space)
+        parsed = [_as(remembering.RememberInput, item) for item in items]
+        return await remembering.remember(self.graph, space, parsed, actor=actor)
+
+    async def correct(
+        self, actor: Actor, space: str, change: correct.CorrectInput | Mapping[str, Any]
+    ) -> Claim:
+        actor.check_write(space)
+        done = _as(correct.CorrectInput, change)
+        return await correct.correct(self.graph, space, done, actor=actor)
+
+    async def open_episode(
+        self,
+        actor: Actor,
+        space: str,
+        opening: episodes.OpenEpisodeInput | Mapping[str, Any] | None = None,
+    ) -> Episode:
+        actor.check_write(space)
+        request = _as(episodes.OpenEpisodeInput, opening or {})
+        return await episodes.open_episode(self.graph, space, request, actor=actor)
+
+    async def record_observation(
+        self,
+        actor: Actor,
+        space: str,
+        observation: episodes.ObservationInput | Mapping[str, Any],
+    ) -> Observation:
+        actor.check_write(space)
+        request = _as(episodes.ObservationInput, observation)
+        return await episodes.record_observation(self.graph, space, request, actor=actor)
+
+    async def seal_episode(
+        self, actor: Actor, space: str, sealing: episodes.SealEpisodeInput | Mapping[str, Any]
+    ) -> Episode:
+        actor.check_write(space)
+        request = _as(episodes.SealEpisodeInput, sealing)
+        return await episodes.seal_episode(self.graph, space, request, actor=actor)
+
+    async def add_artifact(
+        self, actor: Actor, space: str, artifact: artifacts.ArtifactInput | Mapping[str, Any]
+    ) -> Artifact:
+        actor.check_write(space)
+        request = _as(artifacts.ArtifactInput, artifact)
+        return await artifacts.add_artifact(
+            self.graph, space, request, blob_root=self.settings.blobs, actor=actor
+        )
+
+    async def merge_entities(
+        self, actor: Actor, space: str, request: merge.MergeInput | Mapping[str, Any]
+    ) -> str:
+        actor.check_write(space)
+        merging = _as(merge.MergeInput, request)
+        return await merge.merge_entities(self.graph, space, merging, actor=actor)
+
+    async def unmerge_entities(self, actor: Actor, space: str, merge_id: str, reason: str) -> bool:
+        actor.check_write(space)
+        return await merge.unmerge_entities(self.graph, space, merge_id, reason, actor=actor)
+
+    async def forget(
+        self, actor: Actor, space: str, request: forgetting.ForgetInput | Mapping[str, Any]
+    ) -> forgetting.ForgetReceipt:
+        """Erase what the selector selects, in every revision; it never comes back."""
+        actor.check_write(space)
+        forgetting_input = _as(forgetting.ForgetInput, request)
+        return await forgetting.forget(
+            self.graph, space, forgetting_input, actor=actor, blob_root=self.settings.blobs
+        )
+
+    async def set_legal_hold(
+        self, actor: Actor, space: str, hold: holds.HoldInput | Mapping[str, Any]
+    ) -> str:
+        actor.check_write(space)
+        actor.check_legal(space)
+        return await holds.set_legal_hold(
+            self.graph, space, _as(holds.HoldInput, hold), actor=actor
+        )
+
+    async def release_legal_hold(self, actor: Actor, space: str, hold_id: str, reason: str) -> bool:
+        actor.check_write(space)
+        actor.check_legal(space)
+        return await holds.release_legal_hold(
+            self.graph, space, hold_id, reason=reason, actor=actor
+        )

@@ -1,0 +1,154 @@
+"""The operator's half of the `graph.memory.Memory` door: the store (migrations, readiness, the
+purge and embedding outboxes), API keys, and the jobs — import, backup, restore, retention.
+
+Only the command line and the app's lifespan call these; agents reach none of them. Everything
+here still goes through graph/'s commands, so the jobs obey the same rules as any writer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from graph.commands import apikeys, spaces
+from graph.domain.actor import Actor, Grant
+from graph.domain.model import MemoryType
+from graph.erasure.purge_outbox import purge_blobs, purge_spaces
+from graph.jobs import backup as backups
+from graph.jobs import importer, retention
+from graph.jobs import restore as restores
+from graph.meaning.embeddings import Embedder, count_pending, embed_pending
+from graph.store import migrate as migrations
+from graph.store.db import Graph
+from graph.store.neomodel_bridge import bind_context_database, neomodel_database, neomodel_driver_is
+from graph.store.settings import Settings
+
+Phases = Callable[[str, int, int], None]
+"""`progress(phase, done, total)` of a backup or a restore."""
+
+
+@dataclass(frozen=True)
+class Readiness:
+    """What /readyz reports: the migrations still pending and whom neomodel talks to."""
+
+    pending: list[str]
+    database: str
+    neomodel_shares_driver: bool
+    neomodel_database: str | None
+
+
+class MemoryAdmin:
+    """The connection a `Memory` holds, and what only operators do with it."""
+
+    def __init__(self, graph: Graph, settings: Settings, embedder: Embedder | None = None) -> None:
+        self.graph = graph
+        self.settings = settings
+        self.embedder = embedder or Embedder()
+
+    def bind_context(self) -> None:
+        """Make neomodel use this memory's database in the current request or task."""
+        bind_context_database(self.graph)
+
+    async def migrate(self) -> list[migrations.Migration]:
+        """Apply pending migrations, in order; what was applied."""
+        return await migrations.migrate(self.graph)
+
+    async def readiness(self) -> Readiness:
+        """Neo4j answers (else `Neo4jUnavailable`) and which migrations are still pending."""
+        await self.graph.driver.verify_connectivity()
+        waiting = await migrations.pending(self.graph)
+        self.bind_context()
+        return Readiness(
+            pending=[m.name for m in waiting],
+            database=self.graph.database,
+            neomodel_shares_driver=neomodel_driver_is(self.graph),
+            neomodel_database=neomodel_database(),
+        )
+
+    async def drain_purges(self) -> None:
+        """Finish what forgets left for after their commit (blob files, forgotten spaces)."""
+        await purge_blobs(self.graph, self.settings.blobs)
+        await purge_spaces(self.graph)
+
+    async def embed_pending(self, progress: Callable[[int], None] | None = None) -> int:
+        """Fill in the meaning vectors the embedding outbox waits for; how many were stored."""
+        return await embed_pending(self.graph, self.embedder, progress=progress)
+
+    async def count_unembedded(self) -> int:
+        return await count_pending(self.graph)
+
+    # -- API keys (neomodel owns them) --------------------------------------------------------
+
+    async def create_key(self, name: str, grants: list[Grant]) -> apikeys.IssuedKey:
+        return await apikeys.create_key(name, grants)
+
+    async def list_keys(self) -> list[dict[str, Any]]:
+        return await apikeys.list_keys()
+
+    async def revoke_key(self, key_id: str) -> bool:
+        return await apikeys.revoke_key(key_id)
+
+    async def all_spaces(self) -> list[spaces.Space]:
+        """Every space, by name."""
+        return await spaces.list_spaces(self.graph)
+
+    # -- jobs --------------------------------------------------------------------------------
+
+    async def import_items(
+        self,
+        actor: Actor,
+        space: str,
+        lines: Sequence[str],
+        *,
+        source: str,
+        batch_size: int = 200,
+        progress: Callable[[int], None] | None = None,
+    ) -> importer.ImportReport:
+        """Import JSONL memory items idempotently, with a report of what was refused."""
+        return await importer.import_items(
+            self.graph,
+            space,
+            lines,
+            source=source,
+            actor=actor,
+            batch_size=batch_size,
+            progress=progress,
+        )
+
+    async def backup(self, path: Path, *, progress: Phases | None = None) -> backups.BackupReport:
+        """A checksummed archive of what was known at the clock's now; writers go on."""
+        return await backups.backup(
+            self.graph, path, blob_root=self.settings.blobs, progress=progress
+        )
+
+    async def restore(
+        self, path: Path, *, ledger: MemoryAdmin | None, progress: Phases | None = None
+    ) -> restores.RestoreReport:
+        """Restore an archive into this (empty) memory, replaying `ledger`'s tombstones."""
+        return await restores.restore(
+            self.graph,
+            path,
+            blob_root=self.settings.blobs,
+            ledger=ledger.graph if ledger is not None else None,
+            progress=progress,
+        )
+
+    async def run_retention(
+        self,
+        actor: Actor,
+        space_names: list[str],
+        *,
+        policies: dict[MemoryType, retention.Policy] | None = None,
+        dry_run: bool = False,
+    ) -> list[retention.RetentionReport]:
+        """Archive and purge per the retention policies, space by space."""
+        return await retention.run_retention_everywhere(
+            self.graph,
+            space_names,
+            blob_root=self.settings.blobs,
+            policies=policies,
+            dry_run=dry_run,
+            actor=actor,
+        )

@@ -1,0 +1,170 @@
+"""The house keeps its layers: graph/ is the domain and its storage behind one door
+(`graph.memory`), api/ holds the doors (GraphQL, the command line, the client) and enters graph/
+only through that door and the domain's records; no import cycles; small modules, no two alike.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+MAX_LINES = 400
+
+
+def _modules(package: str) -> dict[str, Path]:
+    found: dict[str, Path] = {}
+    for path in sorted((ROOT / package).rglob("*.py")):
+        parts = list(path.relative_to(ROOT).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        found[".".join(parts)] = path
+    return found
+
+
+def _imports(module: str, path: Path, *, top_level_only: bool) -> Iterator[str]:
+    """The modules `module` imports (relative imports resolved); with `top_level_only`, only
+    those run when it is loaded (not inside functions or `if TYPE_CHECKING`)."""
+    tree = ast.parse(path.read_text())
+    nodes = tree.body if top_level_only else list(ast.walk(tree))
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    for node in nodes:
+        if isinstance(node, ast.Import):
+            yield from (alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*anchor, base] if base else anchor)
+            yield base
+            yield from (f"{base}.{alias.name}" for alias in node.names)
+
+
+def _internal(name: str, known: dict[str, Path]) -> str | None:
+    while name and name not in known:
+        name = name.rpartition(".")[0]
+    return name or None
+
+
+def test_api_enters_graph_only_through_the_memory_door_and_the_domain_records() -> None:
+    graph_modules = _modules("graph")
+    allowed = ("graph.memory", "graph.domain")
+    offending = sorted(
+        f"{module} imports {target}"
+        for module, path in _modules("api").items()
+        for name in _imports(module, path, top_level_only=False)
+        if (target := _internal(name, graph_modules)) is not None
+        and target != "graph"
+        and not target.startswith(allowed)
+    )
+    assert offending == []
+
+
+def test_graph_imports_nothing_from_api() -> None:
+    offending = sorted(
+        f"{module} imports {name}"
+        for module, path in _modules("graph").items()
+        for name in _imports(module, path, top_level_only=False)
+        if name == "api" or name.startswith("api.")
+    )
+    assert offending == []
+
+
+def test_the_client_library_imports_nothing_of_the_server() -> None:
+    client = {m: p for m, p in _modules("api").items() if m.startswith("api.client")}
+    offending = sorted(
+        f"{module} imports {name}"
+        for module, path in client.items()
+        for name in _imports(module, path, top_level_only=False)
+        if name.split(".")[0] == "graph"
+        or (name.startswith("api.") and not name.startswith("api.client"))
+    )
+    assert offending == []
+
+
+def _cycles(edges: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components with more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for nxt in sorted(edges.get(node, ())):
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in on_stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(edges):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_no_module_of_graph_or_api_takes_part_in_an_import_cycle() -> None:
+    known = {**_modules("graph"), **_modules("api")}
+    edges = {
+        module: {
+            target
+            for name in _imports(module, path, top_level_only=True)
+            if (target := _internal(name, known)) is not None
+            and target != module
+            and not module.startswith(f"{target}.")  # a package's own __init__ is not a cycle
+        }
+        for module, path in known.items()
+    }
+    assert _cycles(edges) == []
+
+
+def test_the_cycle_finder_finds_a_cycle() -> None:
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+def test_every_module_of_graph_and_api_stays_under_four_hundred_lines() -> None:
+    long = sorted(
+        f"{path.relative_to(ROOT)}: {lines} lines"
+        for path in [*_modules("graph").values(), *_modules("api").values()]
+        if (lines := len(path.read_text().splitlines())) > MAX_LINES
+    )
+    assert long == []
+
+
+def test_no_two_modules_in_the_project_share_a_file_name() -> None:
+    seen: dict[str, list[str]] = {}
+    for package in ("graph", "api", "tests", "bench", "migrations"):
+        for path in (ROOT / package).rglob("*.py"):
+            if path.name != "__init__.py":
+                seen.setdefault(path.name, []).append(str(path.relative_to(ROOT)))
+    assert {name: paths for name, paths in seen.items() if len(paths) > 1} == {}
+
+
+def test_graph_is_grouped_into_packages_that_say_what_they_hold() -> None:
+    top = sorted(p.name for p in (ROOT / "graph").iterdir() if not p.name.startswith("__"))
+    assert top == [
+        "commands",
+        "domain",
+        "erasure",
+        "jobs",
+        "meaning",
+        "memory.py",
+        "memory_admin.py",
+        "reads",
+        "store",
+    ]
