@@ -19,11 +19,10 @@ from pathlib import Path, PurePosixPath
 from typing import Any, LiteralString
 from urllib.parse import urlsplit, urlunsplit
 
-from neo4j import AsyncManagedTransaction
 from pydantic import BaseModel, ConfigDict, Field
 
 from graph.commands.audit import AuditLog, check_idempotency_key, find_replays, request_hash
-from graph.commands.writing import begin_write, new_id
+from graph.commands.writing import WriteContext, new_id, run_command
 from graph.domain.actor import Actor
 from graph.domain.errors import Forbidden, Forgotten, NotFound, ValidationFailed
 from graph.domain.model import Artifact, ArtifactStorage, Privacy
@@ -176,8 +175,7 @@ async def add_artifact(
     check_idempotency_key(artifact.idempotency_key)
     stored = describe(artifact, blob_root)
 
-    async def work(tx: AsyncManagedTransaction) -> Artifact:
-        ctx = await begin_write(tx, space, actor)
+    async def work(ctx: WriteContext) -> Artifact:
         if artifact.privacy > ctx.max_privacy:
             raise Forbidden("this key may not write above its privacy tier", field="privacy")
         fingerprint = request_hash("addArtifact", artifact.model_dump(mode="json"))
@@ -187,7 +185,7 @@ async def add_artifact(
             )
             if artifact.idempotency_key in replays:
                 artifact_id = replays[artifact.idempotency_key].result["artifactId"]
-                rows = await run(tx, ARTIFACT_BY_ID, id=artifact_id, spaceId=ctx.space_id)
+                rows = await run(ctx.tx, ARTIFACT_BY_ID, id=artifact_id, spaceId=ctx.space_id)
                 if rows[0]["artifact"].get("erasedAt") is not None:
                     raise Forgotten(f"artifact {artifact_id!r} was forgotten")
                 return artifact_record(rows[0]["artifact"])
@@ -198,7 +196,7 @@ async def add_artifact(
             "privacy": int(artifact.privacy),
             **stored,
         }
-        rows = await run(tx, CREATE_ARTIFACT, props=props, now=ctx.now)
+        rows = await run(ctx.tx, CREATE_ARTIFACT, props=props, now=ctx.now)
         audit = AuditLog()
         audit.add(
             "addArtifact",
@@ -211,7 +209,7 @@ async def add_artifact(
         await audit.write(ctx)
         return artifact_record(rows[0]["artifact"])
 
-    return await graph.write_tx(work)
+    return await run_command(graph, space, actor, work)
 
 
 def read_blob(artifact: Artifact, blob_root: Path) -> bytes:

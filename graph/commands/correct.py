@@ -20,15 +20,13 @@ from __future__ import annotations
 import json
 from typing import Any, LiteralString
 
-from neo4j import AsyncManagedTransaction
-from neo4j.exceptions import ConstraintError
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, JsonValue, model_validator
 
 from graph.commands.audit import AuditLog, check_idempotency_key, find_replays, request_hash
 from graph.commands.entity_refs import EntityRef, resolve_entities
 from graph.commands.evidence import MAX_EVIDENCE, EvidencePlan, EvidenceRef, resolve_evidence
 from graph.commands.revisions import WritePlan, claim_row, interval_of, load_claims, load_key_states
-from graph.commands.writing import WriteContext, begin_write
+from graph.commands.writing import WriteContext, run_command
 from graph.domain import memory_types as mt
 from graph.domain.actor import Actor
 from graph.domain.errors import Forbidden, Forgotten, NotFound, RevisionConflict, ValidationFailed
@@ -113,14 +111,10 @@ async def correct(graph: Graph, space: str, change: CorrectInput, *, actor: Acto
     """Apply one correction in one transaction; returns the new revision."""
     check_idempotency_key(change.idempotency_key)
 
-    async def work(tx: AsyncManagedTransaction) -> Claim:
-        ctx = await begin_write(tx, space, actor)
+    async def work(ctx: WriteContext) -> Claim:
         return await _correct_in(ctx, change)
 
-    try:
-        return await graph.write_tx(work)
-    except ConstraintError as failure:
-        raise RevisionConflict(f"a concurrent write won: {failure.message}") from failure
+    return await run_command(graph, space, actor, work)
 
 
 async def correct_in(ctx: WriteContext, change: CorrectInput) -> Claim:

@@ -16,11 +16,10 @@ import hashlib
 from datetime import datetime
 from typing import Any, LiteralString
 
-from neo4j import AsyncManagedTransaction
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 
 from graph.commands.audit import AuditLog, check_idempotency_key, find_replays, request_hash
-from graph.commands.writing import WriteContext, begin_write, new_id
+from graph.commands.writing import WriteContext, new_id, run_command
 from graph.domain.actor import Actor
 from graph.domain.errors import Forbidden, Forgotten, NotFound, ValidationFailed
 from graph.domain.model import (
@@ -162,11 +161,10 @@ async def open_episode(
 ) -> Episode:
     check_idempotency_key(opening.idempotency_key)
 
-    async def work(tx: AsyncManagedTransaction) -> Episode:
-        ctx = await begin_write(tx, space, actor)
+    async def work(ctx: WriteContext) -> Episode:
         return await open_episode_in(ctx, opening)
 
-    return await graph.write_tx(work)
+    return await run_command(graph, space, actor, work)
 
 
 async def record_observation(
@@ -184,11 +182,10 @@ async def record_observations(
     for observation in observations:
         check_idempotency_key(observation.idempotency_key)
 
-    async def work(tx: AsyncManagedTransaction) -> list[Observation]:
-        ctx = await begin_write(tx, space, actor)
+    async def work(ctx: WriteContext) -> list[Observation]:
         return await record_observations_in(ctx, observations)
 
-    return await graph.write_tx(work)
+    return await run_command(graph, space, actor, work)
 
 
 async def seal_episode(
@@ -197,8 +194,7 @@ async def seal_episode(
     """Seal an open episode: it takes no more observations."""
     check_idempotency_key(sealing.idempotency_key)
 
-    async def work(tx: AsyncManagedTransaction) -> Episode:
-        ctx = await begin_write(tx, space, actor)
+    async def work(ctx: WriteContext) -> Episode:
         payload = sealing.model_dump(mode="json")
         fingerprint, replay = await _replayed(ctx, "sealEpisode", sealing.idempotency_key, payload)
         if replay is not None:
@@ -223,7 +219,7 @@ async def seal_episode(
         await audit.write(ctx)
         return episode_record(rows[0]["episode"])
 
-    return await graph.write_tx(work)
+    return await run_command(graph, space, actor, work)
 
 
 async def record_observations_in(

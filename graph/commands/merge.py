@@ -10,12 +10,11 @@ from __future__ import annotations
 
 from typing import Any, LiteralString
 
-from neo4j import AsyncManagedTransaction
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 
 from graph.commands.audit import AuditLog, check_idempotency_key, find_replays, request_hash
 from graph.commands.entity_refs import EntityRef, resolve_entities
-from graph.commands.writing import WriteContext, begin_write, new_id
+from graph.commands.writing import WriteContext, new_id, run_command
 from graph.domain.actor import Actor
 from graph.domain.errors import NotFound, ValidationFailed
 from graph.domain.model import Privacy
@@ -60,8 +59,7 @@ async def merge_entities(graph: Graph, space: str, merge: MergeInput, *, actor: 
     """Merge `duplicate` into `survivor`; returns the merge id (for undo)."""
     check_idempotency_key(merge.idempotency_key)
 
-    async def work(tx: AsyncManagedTransaction) -> str:
-        ctx = await begin_write(tx, space, actor)
+    async def work(ctx: WriteContext) -> str:
         fingerprint = request_hash("mergeEntities", merge.model_dump(mode="json"))
         if merge.idempotency_key is not None:
             replays = await find_replays(
@@ -88,7 +86,7 @@ async def merge_entities(graph: Graph, space: str, merge: MergeInput, *, actor: 
             "actor": ctx.actor,
         }
         await run(
-            tx,
+            ctx.tx,
             CREATE_MERGE,
             duplicateId=duplicate.id,
             survivorId=survivor.id,
@@ -109,7 +107,7 @@ async def merge_entities(graph: Graph, space: str, merge: MergeInput, *, actor: 
         await audit.write(ctx)
         return merge_id
 
-    return await graph.write_tx(work)
+    return await run_command(graph, space, actor, work)
 
 
 async def _refuse_chains(ctx: WriteContext, duplicate_id: str) -> None:
@@ -132,10 +130,9 @@ async def unmerge_entities(
     if not reason.strip():
         raise ValidationFailed("an undo gives its reason", field="reason")
 
-    async def work(tx: AsyncManagedTransaction) -> bool:
-        ctx = await begin_write(tx, space, actor)
+    async def work(ctx: WriteContext) -> bool:
         rows = await run(
-            tx,
+            ctx.tx,
             UNDO_MERGE,
             mergeId=merge_id,
             spaceId=ctx.space_id,
@@ -152,4 +149,4 @@ async def unmerge_entities(
         await audit.write(ctx)
         return True
 
-    return await graph.write_tx(work)
+    return await run_command(graph, space, actor, work)

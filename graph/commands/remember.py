@@ -20,8 +20,6 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from neo4j import AsyncManagedTransaction
-from neo4j.exceptions import ConstraintError
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, JsonValue, model_validator
 
 from graph.commands.audit import AuditLog, check_idempotency_key, find_replays, request_hash
@@ -41,7 +39,7 @@ from graph.commands.revisions import (
     load_claims,
     load_key_states,
 )
-from graph.commands.writing import WriteContext, begin_write
+from graph.commands.writing import WriteContext, run_command
 from graph.domain import memory_types as mt
 from graph.domain.actor import Actor
 from graph.domain.errors import Conflict, Forbidden, RevisionConflict, ValidationFailed
@@ -139,16 +137,10 @@ async def remember(
         return []
     types = [validate(item) for item in items]
 
-    async def work(tx: AsyncManagedTransaction) -> list[Claim]:
-        ctx = await begin_write(tx, space, actor)
+    async def work(ctx: WriteContext) -> list[Claim]:
         return await _remember_in(ctx, list(items), types)
 
-    try:
-        return await graph.write_tx(work)
-    except ConstraintError as failure:
-        # Two writers raced for the same revision number or idempotency key; the clock
-        # serialises Engram's writers, so this means a writer outside Engram.
-        raise RevisionConflict(f"a concurrent write won: {failure.message}") from failure
+    return await run_command(graph, space, actor, work)
 
 
 async def remember_in(ctx: WriteContext, items: Sequence[RememberInput]) -> list[Claim]:

@@ -1,4 +1,8 @@
-"""What every writing transaction starts with: the recorded-time tick and its space.
+"""What every writing transaction starts with — the recorded-time tick and its space — and the one
+runner every command goes through.
+
+    >>> async def work(ctx: WriteContext) -> Claim: ...
+    >>> claim = await run_command(graph, "alice", actor, work)
 
 All Engram writers tick the one clock first, so they run one after the other: whatever a
 transaction reads after `begin_write` is the latest committed state and nobody else writes until
@@ -9,18 +13,22 @@ is checked unerased stays unerased until this transaction commits.
 from __future__ import annotations
 
 import uuid
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import LiteralString
+from typing import LiteralString, TypeVar
 
 from neo4j import AsyncManagedTransaction
+from neo4j.exceptions import ConstraintError
 
 from graph.domain.actor import Actor
-from graph.domain.errors import NotFound
+from graph.domain.errors import NotFound, RevisionConflict
 from graph.domain.model import Privacy
 from graph.domain.timeutil import to_native
 from graph.store.clock import TICK
-from graph.store.db import run
+from graph.store.db import Graph, run
+
+T = TypeVar("T")
 
 TICK_NOW: LiteralString = TICK + "RETURN now"
 
@@ -64,6 +72,23 @@ async def begin_write(tx: AsyncManagedTransaction, space: str, actor: Actor) -> 
     return WriteContext(
         tx, to_native(row["now"]), row["id"], space, actor.name, tier, actor.has_legal(space)
     )
+
+
+async def run_command(
+    graph: Graph, space: str, actor: Actor, work: Callable[[WriteContext], Awaitable[T]]
+) -> T:
+    """Run `work` in one writing transaction of `space` as `actor` (retried on transient
+    failures, so `work` must be safe to run again): the grant checked, the clock ticked, the
+    space found. A uniqueness constraint that fires means a writer outside Engram raced this
+    one (the clock serialises Engram's own): REVISION_CONFLICT, nothing written."""
+
+    async def transaction(tx: AsyncManagedTransaction) -> T:
+        return await work(await begin_write(tx, space, actor))
+
+    try:
+        return await graph.write_tx(transaction)
+    except ConstraintError as failure:
+        raise RevisionConflict(f"a concurrent write won: {failure.message}") from failure
 
 
 def new_id() -> str:

@@ -28,12 +28,11 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, LiteralString
 
-from neo4j import AsyncManagedTransaction
 from pydantic import BaseModel, ConfigDict, Field
 
 from graph.commands.audit import AuditLog, check_idempotency_key, find_replays, request_hash
 from graph.commands.holds import check_holds
-from graph.commands.writing import WriteContext, begin_write, new_id
+from graph.commands.writing import WriteContext, new_id, run_command
 from graph.domain.actor import Actor
 from graph.erasure.engine import Erasure, erase
 from graph.erasure.purge_outbox import purge_blobs, purge_spaces
@@ -87,11 +86,10 @@ async def forget(
     """Erase what the selector selects (see the module docstring); returns the receipt."""
     check_idempotency_key(request.idempotency_key)
 
-    async def work(tx: AsyncManagedTransaction) -> ForgetReceipt:
-        ctx = await begin_write(tx, space, actor)
+    async def work(ctx: WriteContext) -> ForgetReceipt:
         return await forget_in(ctx, request)
 
-    receipt = await graph.write_tx(work)
+    receipt = await run_command(graph, space, actor, work)
     if receipt.whole_space:
         await purge_spaces(graph)
     if receipt.blob_files:

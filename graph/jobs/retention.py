@@ -20,12 +20,11 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, LiteralString
 
-from neo4j import AsyncManagedTransaction
 from pydantic import BaseModel, ConfigDict, Field
 
 from graph.commands.audit import AuditLog
 from graph.commands.holds import held_ids
-from graph.commands.writing import begin_write
+from graph.commands.writing import WriteContext, run_command
 from graph.domain import memory_types as mt
 from graph.domain.actor import Actor
 from graph.domain.model import MemoryType, canonical_json
@@ -108,14 +107,13 @@ async def run_retention(
     """Apply the policies to one space in one transaction (or only plan them)."""
     policies = DEFAULT_POLICIES if policies is None else policies
 
-    async def work(tx: AsyncManagedTransaction) -> RetentionReport:
-        ctx = await begin_write(tx, space, actor)
+    async def work(ctx: WriteContext) -> RetentionReport:
         clock = now or ctx.now
         report = RetentionReport(space, dry_run)
         rows = [
             native_props(r["claim"])
             for r in await run(
-                tx, CURRENT_ROWS, spaceId=ctx.space_id, types=[t.value for t in policies]
+                ctx.tx, CURRENT_ROWS, spaceId=ctx.space_id, types=[t.value for t in policies]
             )
         ]
         held, holds = await held_ids(ctx)
@@ -152,11 +150,11 @@ async def run_retention(
         if dry_run:
             return report
         if archive_ids:
-            await run(tx, ARCHIVE, ids=archive_ids, now=ctx.now)
+            await run(ctx.tx, ARCHIVE, ids=archive_ids, now=ctx.now)
         if purge_keys:
             ids = [
                 r["id"]
-                for r in await run(tx, ALL_ROWS_OF_KEYS, keys=purge_keys, spaceId=ctx.space_id)
+                for r in await run(ctx.tx, ALL_ROWS_OF_KEYS, keys=purge_keys, spaceId=ctx.space_id)
             ]
             selection = Selection(claims=set(ids))
             erasure = await erase(ctx, selection, held=held)
@@ -183,7 +181,7 @@ async def run_retention(
             await audit.write(ctx)
         return report
 
-    return await graph.write_tx(work)
+    return await run_command(graph, space, actor, work)
 
 
 async def run_retention_everywhere(
