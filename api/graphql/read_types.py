@@ -15,6 +15,7 @@ from api.graphql.types import (
     Episode,
     Evidence,
     entity_in_view,
+    from_record,
 )
 from graph.domain import read_records as answers
 from graph.memory import View
@@ -37,20 +38,7 @@ class Relation:
 
     @staticmethod
     def of(relation: answers.Relation, view: View) -> Relation:
-        return Relation(
-            type=relation.type,
-            valid_from=relation.valid_from,
-            valid_to=relation.valid_to,
-            recorded_at=relation.recorded_at,
-            claim_id=strawberry.ID(relation.claim_id) if relation.claim_id else None,
-            claim_key=relation.claim_key,
-            status=relation.status,
-            confidence=relation.confidence,
-            reason=relation.reason,
-            source_id=relation.source_id,
-            target_id=relation.target_id,
-            view=view,
-        )
+        return from_record(Relation, relation, view=view)
 
     @strawberry.field(name="from", description="Where the relation starts.")
     async def source(self, info: EngramInfo) -> Entity | None:
@@ -149,9 +137,7 @@ class ContextSnapshot:
 
     @staticmethod
     def of(snap: answers.ContextSnapshot) -> ContextSnapshot:
-        return ContextSnapshot(
-            text=snap.text, bytes=snap.bytes, keys=snap.keys, omitted=snap.omitted
-        )
+        return from_record(ContextSnapshot, snap)
 
 
 @strawberry.type

@@ -7,8 +7,10 @@ evidence, a relation's entities — are read in the same space, at the same tier
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import datetime
 from enum import Enum
+from typing import Any, TypeVar
 
 import strawberry
 from strawberry.scalars import JSON
@@ -22,6 +24,22 @@ from graph.memory import Space as DomainSpace
 from graph.memory import View
 
 EngramInfo = Info[EngramContext, None]
+
+
+G = TypeVar("G")
+
+
+def from_record(graphql_type: type[G], record: object, **given: Any) -> G:
+    """The GraphQL object of a domain record: every field (private ones included) taken from the
+    record's attribute of the same name, unless `given` — so a type cannot silently miss a
+    field the record has, and a renamed record field fails loudly here."""
+    values = {
+        f.name: given[f.name] if f.name in given else getattr(record, f.name)
+        for f in dataclasses.fields(graphql_type)  # type: ignore[arg-type]
+        if getattr(f, "base_resolver", None) is None  # resolved fields load themselves
+    }
+    return graphql_type(**values)
+
 
 # Register the domain's enums with Strawberry (in place), then annotate with the domain types.
 for _enum in (
@@ -80,12 +98,7 @@ class Space:
 
     @staticmethod
     def of(space: DomainSpace) -> Space:
-        return Space(
-            id=strawberry.ID(space.id),
-            name=space.name,
-            description=space.description,
-            recorded_at=space.recorded_at,
-        )
+        return from_record(Space, space)
 
 
 @strawberry.type(description="A person, org, project, repo, file, url, topic or other.")
@@ -101,16 +114,7 @@ class Entity:
 
     @staticmethod
     def of(entity: model.Entity) -> Entity:
-        return Entity(
-            id=strawberry.ID(entity.id),
-            key=entity.key,
-            kind=entity.kind,
-            canonical=entity.canonical,
-            name=entity.name,
-            aliases=list(entity.aliases),
-            merged_from=list(entity.merged_from),
-            recorded_at=entity.recorded_at,
-        )
+        return from_record(Entity, entity)
 
 
 async def entity_in_view(info: EngramInfo, view: View, entity_id: str | None) -> Entity | None:
@@ -136,18 +140,7 @@ class Evidence:
 
     @staticmethod
     def of(link: model.EvidenceLink) -> Evidence:
-        return Evidence(
-            kind=link.kind,
-            authority=link.authority,
-            recorded_at=link.recorded_at,
-            note=link.note,
-            observation_id=strawberry.ID(link.observation_id) if link.observation_id else None,
-            artifact_id=strawberry.ID(link.artifact_id) if link.artifact_id else None,
-            episode_id=strawberry.ID(link.episode_id) if link.episode_id else None,
-            text=link.text,
-            locator=link.locator,
-            observed_at=link.observed_at,
-        )
+        return from_record(Evidence, link)
 
 
 @strawberry.type(description="One revision of a claim, with both time intervals.")
@@ -176,29 +169,7 @@ class Claim:
 
     @staticmethod
     def of(claim: model.Claim, view: View) -> Claim:
-        return Claim(
-            id=strawberry.ID(claim.id),
-            key=claim.key,
-            revision=claim.revision,
-            type=claim.type,
-            status=claim.status,
-            predicate=claim.predicate,
-            value=claim.value,
-            text=claim.text,
-            confidence=claim.confidence,
-            importance=claim.importance,
-            privacy=Privacy.of(claim.privacy),
-            pinned=claim.pinned,
-            reason=claim.reason,
-            actor=claim.actor,
-            valid_from=claim.valid_from,
-            valid_to=claim.valid_to,
-            recorded_at=claim.recorded_at,
-            superseded_at=claim.superseded_at,
-            subject_id=claim.subject_id,
-            object_id=claim.object_id,
-            view=view,
-        )
+        return from_record(Claim, claim, privacy=Privacy.of(claim.privacy), view=view)
 
     @strawberry.field(description="What supports, contradicts or corrected this revision.")
     async def evidence(self, info: EngramInfo) -> list[Evidence]:
@@ -235,17 +206,7 @@ class Observation:
 
     @staticmethod
     def of(observation: model.Observation) -> Observation:
-        return Observation(
-            id=strawberry.ID(observation.id),
-            seq=observation.seq,
-            kind=observation.kind,
-            role=observation.role,
-            content=observation.content,
-            content_hash=observation.content_hash,
-            observed_at=observation.observed_at,
-            privacy=Privacy.of(observation.privacy),
-            recorded_at=observation.recorded_at,
-        )
+        return from_record(Observation, observation, privacy=Privacy.of(observation.privacy))
 
 
 @strawberry.type(
@@ -266,18 +227,8 @@ class Episode:
 
     @staticmethod
     def of(episode: model.Episode) -> Episode:
-        return Episode(
-            id=strawberry.ID(episode.id),
-            title=episode.title,
-            kind=episode.kind,
-            status=episode.status,
-            participants=list(episode.participants),
-            started_at=episode.started_at,
-            ended_at=episode.ended_at,
-            extractor_version=episode.extractor_version,
-            recorded_at=episode.recorded_at,
-            supersedes_id=strawberry.ID(episode.supersedes_id) if episode.supersedes_id else None,
-            observations=[Observation.of(o) for o in episode.observations],
+        return from_record(
+            Episode, episode, observations=[Observation.of(o) for o in episode.observations]
         )
 
 
@@ -294,13 +245,4 @@ class Artifact:
 
     @staticmethod
     def of(artifact: model.Artifact) -> Artifact:
-        return Artifact(
-            id=strawberry.ID(artifact.id),
-            storage=artifact.storage,
-            locator=artifact.locator,
-            media_type=artifact.media_type,
-            size=artifact.size,
-            sha256=artifact.sha256,
-            recorded_at=artifact.recorded_at,
-            content=artifact.content,
-        )
+        return from_record(Artifact, artifact)
