@@ -13,7 +13,6 @@ Expected failures are logged as one line each; only unexpected ones carry a trac
 from __future__ import annotations
 
 import logging
-from enum import Enum
 
 import strawberry
 from graphql import GraphQLError
@@ -25,31 +24,21 @@ from graph.memory import UNAVAILABLE
 log = logging.getLogger("engram.graphql")
 
 
-@strawberry.enum(description="Stable codes of expected failures; callers branch on these.")
-class ErrorCode(Enum):
-    NOT_FOUND = domain.ErrorCode.NOT_FOUND.value
-    VALIDATION = domain.ErrorCode.VALIDATION.value
-    REVISION_CONFLICT = domain.ErrorCode.REVISION_CONFLICT.value
-    HISTORY_UNAVAILABLE = domain.ErrorCode.HISTORY_UNAVAILABLE.value
-    FORBIDDEN = domain.ErrorCode.FORBIDDEN.value
-    LEGAL_HOLD = domain.ErrorCode.LEGAL_HOLD.value
-    FORGOTTEN = domain.ErrorCode.FORGOTTEN.value
-    GATE_REFUSED = domain.ErrorCode.GATE_REFUSED.value
-    AMBIGUOUS_SUBJECT = domain.ErrorCode.AMBIGUOUS_SUBJECT.value
-    CONFLICT = domain.ErrorCode.CONFLICT.value
+# The domain's codes, registered with Strawberry in place: one definition, in graph.domain.errors.
+strawberry.enum(
+    domain.ErrorCode, description="Stable codes of expected failures; callers branch on these."
+)
 
 
 @strawberry.type(description="An expected failure: nothing was written.")
 class UserError:
-    code: ErrorCode
+    code: domain.ErrorCode
     message: str
     field: str | None = None
 
 
 def user_error(failure: domain.EngramError) -> UserError:
-    return UserError(
-        code=ErrorCode(failure.code.value), message=failure.message, field=failure.field
-    )
+    return UserError(code=failure.code, message=failure.message, field=failure.field)
 
 
 class EngramGraphQLError(GraphQLError):
