@@ -1,0 +1,127 @@
+"""A Python client for Engram's GraphQL API, blocking and asyncio, on httpx.
+
+    >>> from api.client import EngramClient, EntityRef, MemoryItem
+    >>> with EngramClient("http://127.0.0.1:8000", api_key="egk_…") as engram:
+    ...     said = engram.record_observation("alice", episode.id, "I work at Acme")
+    ...     engram.link("alice", EntityRef(key="entity:person:alice"), "WORKS_AT",
+    ...                 EntityRef(key="entity:org:acme"), evidence=[said.id])
+
+It talks HTTP only and imports nothing of the server (`graph/`, the rest of `api/`); it needs
+httpx (the `client` extra, `pip install '.[client]'`). Errors are raised as `EngramError`
+subclasses whose `code` is the API's stable code (`NOT_FOUND`, `VALIDATION`, …).
+"""
+
+from api.client.client_calls import Call
+from api.client.client_enums import (
+    UNSET,
+    Authority,
+    ClaimStatus,
+    CorrectionKind,
+    Direction,
+    EntityKind,
+    EpisodeKind,
+    EpisodeStatus,
+    EvidenceKind,
+    JSONValue,
+    MemoryType,
+    ObservationKind,
+    Privacy,
+    Role,
+    SelectorKind,
+)
+from api.client.client_errors import (
+    AmbiguousSubjectError,
+    ConflictError,
+    EngramError,
+    ErrorDetail,
+    ForbiddenError,
+    ForgottenError,
+    GateRefusedError,
+    HistoryUnavailableError,
+    LegalHoldError,
+    NotFoundError,
+    RequestTimeoutError,
+    RequestTooLargeError,
+    RevisionConflictError,
+    UnauthenticatedError,
+    UnavailableError,
+    UnexpectedError,
+    ValidationError,
+)
+from api.client.client_inputs import EntityRef, EvidenceRef, MemoryItem
+from api.client.client_records import (
+    Claim,
+    ClaimPage,
+    ContextSnapshot,
+    Entity,
+    Episode,
+    Evidence,
+    Explanation,
+    ForgetReceipt,
+    Observation,
+    Path,
+    Related,
+    RelatedEntity,
+    Relation,
+    SearchHit,
+    Space,
+    Step,
+)
+from api.client.engram_client import AsyncEngramClient, EngramClient
+
+__all__ = [
+    "UNSET",
+    "AmbiguousSubjectError",
+    "AsyncEngramClient",
+    "Authority",
+    "Call",
+    "Claim",
+    "ClaimPage",
+    "ClaimStatus",
+    "ConflictError",
+    "ContextSnapshot",
+    "CorrectionKind",
+    "Direction",
+    "EngramClient",
+    "EngramError",
+    "Entity",
+    "EntityKind",
+    "EntityRef",
+    "Episode",
+    "EpisodeKind",
+    "EpisodeStatus",
+    "ErrorDetail",
+    "Evidence",
+    "EvidenceKind",
+    "EvidenceRef",
+    "Explanation",
+    "ForbiddenError",
+    "ForgetReceipt",
+    "ForgottenError",
+    "GateRefusedError",
+    "HistoryUnavailableError",
+    "JSONValue",
+    "LegalHoldError",
+    "MemoryItem",
+    "MemoryType",
+    "NotFoundError",
+    "Observation",
+    "ObservationKind",
+    "Path",
+    "Privacy",
+    "Related",
+    "RelatedEntity",
+    "Relation",
+    "RequestTimeoutError",
+    "RequestTooLargeError",
+    "RevisionConflictError",
+    "Role",
+    "SearchHit",
+    "SelectorKind",
+    "Space",
+    "Step",
+    "UnauthenticatedError",
+    "UnavailableError",
+    "UnexpectedError",
+    "ValidationError",
+]

@@ -1,0 +1,101 @@
+"""What the client sends: entity and evidence references and one claim to remember."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, TypeAlias
+
+from api.client.client_enums import Authority, JSONValue, MemoryType, Privacy
+
+
+@dataclass(frozen=True, kw_only=True)
+class EntityRef:
+    """An entity by exactly one of its id, its key (`entity:person:alice`) or its name."""
+
+    id: str | None = None
+    key: str | None = None
+    name: str | None = None
+
+    def __post_init__(self) -> None:
+        if sum(part is not None for part in (self.id, self.key, self.name)) != 1:
+            raise ValueError("an EntityRef names exactly one of id, key or name")
+
+    def data(self) -> dict[str, str]:
+        parts = (("id", self.id), ("key", self.key), ("name", self.name))
+        return {k: v for k, v in parts if v is not None}
+
+
+@dataclass(frozen=True, kw_only=True)
+class EvidenceRef:
+    """An observation or artifact cited as evidence (a plain `str` is an observation id)."""
+
+    observation_id: str | None = None
+    artifact_id: str | None = None
+    authority: Authority | None = None
+    note: str | None = None
+
+    def data(self) -> dict[str, str]:
+        authority = self.authority.value.lower() if self.authority else None  # input spelling
+        pairs = (
+            ("observationId", self.observation_id),
+            ("artifactId", self.artifact_id),
+            ("authority", authority),
+            ("note", self.note),
+        )
+        return {k: v for k, v in pairs if v is not None}
+
+
+Cited: TypeAlias = "EvidenceRef | str"
+
+
+def evidence_data(evidence: Sequence[Cited]) -> list[dict[str, str]]:
+    return [{"observationId": e} if isinstance(e, str) else e.data() for e in evidence]
+
+
+@dataclass(frozen=True, kw_only=True)
+class MemoryItem:
+    """One claim to remember: its `key` (`pref:ui:theme`, `entity:person:alice`), or for a fact
+    its `subject`, `predicate` and `object` or `value`; always at least one piece of evidence."""
+
+    evidence: Sequence[Cited]
+    key: str | None = None
+    type: MemoryType | None = None
+    subject: EntityRef | None = None
+    predicate: str | None = None
+    object: EntityRef | None = None
+    value: JSONValue = None
+    confidence: float | None = None
+    importance: float | None = None
+    privacy: Privacy | None = None
+    valid_from: datetime | None = None
+    valid_to: datetime | None = None
+    idempotency_key: str | None = None
+    expected_revision: int | None = None
+    pinned: bool | None = None
+
+    def data(self) -> dict[str, Any]:
+        fields: dict[str, Any] = {
+            "evidence": evidence_data(self.evidence),
+            "key": self.key,
+            "type": self.type,
+            "subject": self.subject.data() if self.subject else None,
+            "predicate": self.predicate,
+            "object": self.object.data() if self.object else None,
+            "value": self.value,
+            "confidence": self.confidence,
+            "importance": self.importance,
+            "privacy": self.privacy,
+            "validFrom": instant(self.valid_from),
+            "validTo": instant(self.valid_to),
+            "idempotencyKey": self.idempotency_key,
+            "expectedRevision": self.expected_revision,
+            "pinned": self.pinned,
+        }
+        return {k: v for k, v in fields.items() if v is not None}
+
+
+def instant(value: datetime | None) -> str | None:
+    """A time as the API's `DateTime` (give it a UTC offset: a naive one is `VALIDATION`)."""
+    return value.isoformat() if value is not None else None

@@ -1,0 +1,184 @@
+"""The read operations (queries), built like the writes in `client_calls`: each returns the
+request and how to read its answer."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from api.client import client_documents as docs
+from api.client.client_calls import Call, Data, present
+from api.client.client_enums import ClaimStatus, Direction, MemoryType
+from api.client.client_inputs import EntityRef, instant
+from api.client.client_records import (
+    Claim,
+    ClaimPage,
+    ContextSnapshot,
+    Entity,
+    Explanation,
+    Related,
+    SearchHit,
+    Space,
+)
+
+
+def _view(as_of: datetime | None, known_at: datetime | None) -> dict[str, Any]:
+    return {"asOf": instant(as_of), "knownAt": instant(known_at)}
+
+
+def spaces() -> Call[list[Space]]:
+    """The memory spaces this key may read."""
+    return Call(docs.SPACES, {}, lambda data: [Space.of(s) for s in data["spaces"]])
+
+
+def search(
+    space: str,
+    query: str,
+    *,
+    types: Sequence[MemoryType] | None = None,
+    first: int = 12,
+    as_of: datetime | None = None,
+    known_at: datetime | None = None,
+) -> Call[list[SearchHit]]:
+    """Visible claims matching the query's words or meaning, best first."""
+    variables = {
+        "space": space,
+        "query": query,
+        "types": list(types) if types is not None else None,
+        "first": first,
+        **_view(as_of, known_at),
+    }
+    return Call(docs.SEARCH, variables, lambda data: [SearchHit.of(h) for h in data["search"]])
+
+
+def related(
+    space: str,
+    entity: EntityRef,
+    *,
+    hops: int = 1,
+    relation_types: Sequence[str] | None = None,
+    direction: Direction = Direction.BOTH,
+    first: int = 50,
+    as_of: datetime | None = None,
+    known_at: datetime | None = None,
+) -> Call[Related]:
+    """Entities reachable from `entity` through visible relations (1–4 hops)."""
+    variables = {
+        "space": space,
+        "entity": entity.data(),
+        "hops": hops,
+        "relationTypes": list(relation_types) if relation_types is not None else None,
+        "direction": direction,
+        "first": first,
+        **_view(as_of, known_at),
+    }
+    return Call(docs.RELATED, variables, lambda data: Related.of(data["related"]))
+
+
+def explain_relation(
+    space: str,
+    source: EntityRef,
+    target: EntityRef,
+    *,
+    max_hops: int = 3,
+    first: int = 5,
+    as_of: datetime | None = None,
+    known_at: datetime | None = None,
+) -> Call[Explanation]:
+    """The shortest visible paths between two entities, with the claims and evidence behind
+    each step (or, when there is none, why)."""
+    variables = {
+        "space": space,
+        "from": source.data(),
+        "to": target.data(),
+        "maxHops": max_hops,
+        "first": first,
+        **_view(as_of, known_at),
+    }
+    return Call(
+        docs.EXPLAIN_RELATION, variables, lambda data: Explanation.of(data["explainRelation"])
+    )
+
+
+def context(
+    space: str,
+    *,
+    budget_bytes: int = 2048,
+    as_of: datetime | None = None,
+    known_at: datetime | None = None,
+) -> Call[ContextSnapshot]:
+    """The core snapshot for a prompt, never over `budget_bytes`."""
+    variables = {"space": space, "budgetBytes": budget_bytes, **_view(as_of, known_at)}
+    return Call(docs.CONTEXT, variables, lambda data: ContextSnapshot.of(data["context"]))
+
+
+def claims(
+    space: str,
+    *,
+    type: MemoryType | None = None,
+    key_prefix: str | None = None,
+    subject: EntityRef | None = None,
+    predicate: str | None = None,
+    statuses: Sequence[ClaimStatus] | None = None,
+    first: int = 20,
+    after: str | None = None,
+    as_of: datetime | None = None,
+    known_at: datetime | None = None,
+) -> Call[ClaimPage]:
+    """One page of the claims visible in the view, newest recorded first; pass the page's
+    `end_cursor` as `after` for the next. `statuses` defaults to active and disputed."""
+    filter = present(
+        type=type,
+        keyPrefix=key_prefix,
+        subject=subject.data() if subject else None,
+        predicate=predicate,
+        # The filter spells statuses as stored (lower case), unlike the Claim it returns.
+        statuses=[s.value.lower() for s in statuses] if statuses is not None else None,
+    )
+    variables = {
+        "space": space,
+        "filter": filter,
+        "first": first,
+        "after": after,
+        **_view(as_of, known_at),
+    }
+    return Call(docs.CLAIMS, variables, lambda data: ClaimPage.of(data["claims"]))
+
+
+CLAIM_LOOKUP_PAGE = 100
+"""Claims one `claim()` looks through: the newest visible ones whose key starts with its key."""
+
+
+def claim(
+    space: str, key: str, *, as_of: datetime | None = None, known_at: datetime | None = None
+) -> Call[Claim | None]:
+    """The newest visible claim with exactly this key, or None."""
+
+    def read(data: Data) -> Claim | None:
+        page = ClaimPage.of(data["claims"])
+        return next((c for c in page.claims if c.key == key), None)
+
+    lookup = claims(space, key_prefix=key, first=CLAIM_LOOKUP_PAGE, as_of=as_of, known_at=known_at)
+    return Call(lookup.document, lookup.variables, read)
+
+
+def claim_history(space: str, key: str, *, known_at: datetime | None = None) -> Call[list[Claim]]:
+    """Every revision of a key, with both intervals and reasons."""
+    variables = {"space": space, "key": key, "knownAt": instant(known_at)}
+    return Call(
+        docs.CLAIM_HISTORY, variables, lambda data: [Claim.of(c) for c in data["claimHistory"]]
+    )
+
+
+def entity(
+    space: str,
+    *,
+    id: str | None = None,
+    key: str | None = None,
+    as_of: datetime | None = None,
+    known_at: datetime | None = None,
+) -> Call[Entity | None]:
+    """One entity by id or key, named as of `as_of`; None when there is none."""
+    variables = {"space": space, "id": id, "key": key, **_view(as_of, known_at)}
+    return Call(docs.ENTITY, variables, lambda data: Entity.maybe(data["entity"]))
