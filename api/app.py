@@ -26,7 +26,7 @@ import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from urllib.parse import quote
+from urllib.parse import quote, urlencode
 
 from cross_web import AsyncHTTPRequestAdapter  # strawberry's HTTP adapters live there
 from starlette.applications import Starlette
@@ -41,6 +41,7 @@ from strawberry.asgi import GraphQL
 from strawberry.http import GraphQLHTTPResponse, GraphQLRequestData
 from strawberry.types import ExecutionResult
 
+from api.browser_guide_page import guide_routes
 from api.context import EngramContext
 from api.errors import neo4j_unavailable
 from api.guards import BodyLimit, InFlightLimit
@@ -48,6 +49,7 @@ from api.payload import PayloadRefused, check_body_is_an_object, decode_request_
 from api.schema import build_schema
 from graph.actor import Actor
 from graph.apikeys import DEV, authenticate
+from graph.browser_guide import GUIDE_PATH, guide_origin
 from graph.db import UNAVAILABLE, Graph, Neo4jTarget, connect
 from graph.embeddings import Embedder, embed_pending
 from graph.errors import SetupError
@@ -110,9 +112,21 @@ class EngramGraphQL(GraphQL[EngramContext, None]):
         )
 
 
-def browser_url(target: Neo4jTarget, public_base: str = "") -> str:
-    """Where Neo4j Browser opens, preset to Engram's Bolt URI and user."""
-    return f"{public_base}/browser/?dbms={quote(target.uri, safe='')}&preselectAuthMethod=NATIVE"
+def browser_url(target: Neo4jTarget, origin: str) -> str:
+    """Where Neo4j Browser opens: preset to Engram's Bolt URI, user and database, with Engram's
+    guide playing (`origin` is where Browser loads Engram from, see `guide_origin`)."""
+    scheme, _, address = target.uri.partition("://")
+    dbms = f"{scheme}://{quote(target.user, safe='')}@{address}"
+    query = urlencode(
+        {
+            "dbms": dbms,
+            "db": target.database,
+            "preselectAuthMethod": "NATIVE",
+            "cmd": "play",
+            "arg": origin + GUIDE_PATH,
+        }
+    )
+    return f"{origin}/browser/?{query}"
 
 
 def _presented_key(scope: Scope) -> str | None:
@@ -283,7 +297,8 @@ def create_app(
         )
 
     async def browser_redirect(request: Request) -> Response:
-        return RedirectResponse(browser_url(target))
+        origin = guide_origin(request.url.hostname or "", request.url.port, request.url.scheme)
+        return RedirectResponse(browser_url(target, origin))
 
     schema = build_schema(
         dev=settings.dev,
@@ -298,6 +313,7 @@ def create_app(
     ]
     if browser_dir is not None:
         routes.append(Route("/browser", browser_redirect))
+        routes.extend(guide_routes())
         routes.append(Mount("/browser", StaticFiles(directory=browser_dir, html=True)))
 
     app = Starlette(

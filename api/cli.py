@@ -113,6 +113,7 @@ def _serve(settings: Settings, target: Neo4jTarget, local: LocalNeo4j) -> None:
     import uvicorn
 
     from api.app import browser_url, create_app
+    from graph.browser_guide import guide_origin
 
     # Connect and migrate before uvicorn starts, so a bad NEO4J_* setting or a refused migration
     # ends here with one clear message (inside the lifespan it would be uvicorn's traceback).
@@ -130,7 +131,7 @@ def _serve(settings: Settings, target: Neo4jTarget, local: LocalNeo4j) -> None:
         out.print(f"Neo4j at {target.uri} (database {target.database})")
     out.print(f"GraphQL  {base}/graphql" + ("  (GraphiQL on)" if settings.dev else ""))
     if browser_dir is not None:
-        out.print(f"Browser  {browser_url(target, base)}")
+        out.print(f"Browser  {browser_url(target, guide_origin(settings.host, settings.port))}")
     out.print(
         "[bold yellow]dev mode[/]: GraphiQL and introspection are on"
         if settings.dev
