@@ -198,3 +198,22 @@ async def test_engram_serves_the_guide_with_every_slide_and_its_style(
         'node.Entity {\n  color: #A5ABB6;\n  diameter: 52px;\n  caption: "{name}";\n}' in style.text
     )
     assert "node.Person {\n  color: #68BDF6;\n  diameter: 64px;\n}" in style.text
+
+
+CLIENT_CONFIG = """
+CALL dbms.clientConfig() YIELD name, value
+WHERE name STARTS WITH 'browser.'
+RETURN name, value ORDER BY name
+"""
+
+
+async def test_the_local_neo4j_tells_browser_to_fetch_from_engram_and_play_the_guide(
+    graph: Graph, test_settings: Settings
+) -> None:
+    # What Browser reads after connecting: its allow-list for :play/:style and what to run.
+    settings = {row["name"]: row["value"] for row in await graph.read(CLIENT_CONFIG)}
+    origin = f"http://localhost:{test_settings.port}"
+    assert settings["browser.remote_content_hostname_whitelist"] == "localhost,127.0.0.1"
+    assert settings["browser.post_connect_cmd"] == (
+        f"style {origin}/browser-guide/engram.grass; play {origin}/browser-guide/"
+    )
