@@ -158,7 +158,7 @@ GUIDE_PATH = "/browser-guide/"
 STYLE_PATH = "/browser-guide/engram.grass"
 """Where Engram serves the Browser style (GraSS) the guide applies."""
 
-_LOOPBACK = {"127.0.0.1", "::1", "[::1]", "0.0.0.0", "localhost", ""}
+_LOOPBACK = {"127.0.0.1", "::1", "[::1]", "0.0.0.0", "::", "localhost", ""}
 
 
 def guide_origin(host: str, port: int | None, scheme: str = "http") -> str:

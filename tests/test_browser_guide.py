@@ -23,6 +23,8 @@ from graph.browser_guide import (
     RELATION_HISTORY,
     SLIDES,
     TOMBSTONES,
+    allowed_guide_hosts,
+    guide_origin,
     guide_params,
 )
 from graph.db import Graph, Neo4jTarget
@@ -202,7 +204,7 @@ async def test_engram_serves_the_guide_with_every_slide_and_its_style(
 
 CLIENT_CONFIG = """
 CALL dbms.clientConfig() YIELD name, value
-WHERE name STARTS WITH 'browser.'
+WHERE name STARTS WITH 'browser.' OR name = 'client.allow_telemetry'
 RETURN name, value ORDER BY name
 """
 
@@ -217,3 +219,12 @@ async def test_the_local_neo4j_tells_browser_to_fetch_from_engram_and_play_the_g
     assert settings["browser.post_connect_cmd"] == (
         f"style {origin}/browser-guide/engram.grass; play {origin}/browser-guide/"
     )
+    assert settings["client.allow_telemetry"] == "false"
+
+
+async def test_a_loopback_or_wildcard_interface_is_spelled_localhost_for_browser() -> None:
+    assert guide_origin("127.0.0.1", 8000) == "http://localhost:8000"
+    assert guide_origin("0.0.0.0", 8000) == "http://localhost:8000"
+    assert guide_origin("engram.example", None, "https") == "https://engram.example"
+    assert allowed_guide_hosts("127.0.0.1") == "localhost,127.0.0.1"
+    assert allowed_guide_hosts("engram.example") == "localhost,127.0.0.1,engram.example"

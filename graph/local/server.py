@@ -234,6 +234,8 @@ class LocalNeo4j:
             "browser.post_connect_cmd": post_connect_commands(
                 guide_origin(self.settings.host, self.settings.port)
             ),
+            # Browser's product-usage reports go to Neo4j's servers: not from an audit tool.
+            "client.allow_telemetry": "false",
         }
         text = "# Written by Engram on every start; edit ENGRAM_* settings instead.\n"
         text += "".join(f"{key}={value}\n" for key, value in config.items())
