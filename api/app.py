@@ -26,7 +26,7 @@ import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from urllib.parse import quote
+from urllib.parse import quote, urlencode
 
 from cross_web import AsyncHTTPRequestAdapter  # strawberry's HTTP adapters live there
 from starlette.applications import Starlette
@@ -41,6 +41,7 @@ from strawberry.asgi import GraphQL
 from strawberry.http import GraphQLHTTPResponse, GraphQLRequestData
 from strawberry.types import ExecutionResult
 
+from api.browser_guide_page import guide_routes
 from api.graphql.error_types import neo4j_unavailable
 from api.graphql.request_body import PayloadRefused, check_body_is_an_object, decode_request_json
 from api.graphql.request_context import EngramContext
@@ -48,7 +49,7 @@ from api.graphql.schema import build_schema
 from api.guards import BodyLimit, InFlightLimit
 from graph.domain.actor import Actor
 from graph.domain.errors import SetupError
-from graph.memory import DEV_ACTOR, UNAVAILABLE, Memory, Neo4jTarget, Settings
+from graph.memory import DEV_ACTOR, UNAVAILABLE, Memory, Neo4jTarget, Settings, browser_guide
 
 log = logging.getLogger("engram")
 access_log = logging.getLogger("engram.access")
@@ -96,9 +97,21 @@ class EngramGraphQL(GraphQL[EngramContext, None]):
         )
 
 
-def browser_url(target: Neo4jTarget, public_base: str = "") -> str:
-    """Where Neo4j Browser opens, preset to Engram's Bolt URI and user."""
-    return f"{public_base}/browser/?dbms={quote(target.uri, safe='')}&preselectAuthMethod=NATIVE"
+def browser_url(target: Neo4jTarget, origin: str) -> str:
+    """Where Neo4j Browser opens: preset to Engram's Bolt URI, user and database, with Engram's
+    guide playing (`origin` is where Browser loads Engram from, see `guide_origin`)."""
+    scheme, _, address = target.uri.partition("://")
+    dbms = f"{scheme}://{quote(target.user, safe='')}@{address}"
+    query = urlencode(
+        {
+            "dbms": dbms,
+            "db": target.database,
+            "preselectAuthMethod": "NATIVE",
+            "cmd": "play",
+            "arg": origin + browser_guide.GUIDE_PATH,
+        }
+    )
+    return f"{origin}/browser/?{query}"
 
 
 def _presented_key(scope: Scope) -> str | None:
@@ -263,7 +276,10 @@ def create_app(
         )
 
     async def browser_redirect(request: Request) -> Response:
-        return RedirectResponse(browser_url(target))
+        origin = browser_guide.guide_origin(
+            request.url.hostname or "", request.url.port, request.url.scheme
+        )
+        return RedirectResponse(browser_url(target, origin))
 
     schema = build_schema(
         dev=settings.dev,
@@ -278,6 +294,7 @@ def create_app(
     ]
     if browser_dir is not None:
         routes.append(Route("/browser", browser_redirect))
+        routes.extend(guide_routes())
         routes.append(Mount("/browser", StaticFiles(directory=browser_dir, html=True)))
 
     app = Starlette(

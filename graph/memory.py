@@ -58,7 +58,7 @@ from graph.jobs.restore import check_archive
 from graph.jobs.retention import parse_policies
 from graph.meaning.embeddings import Embedder
 from graph.memory_admin import MemoryAdmin, Readiness
-from graph.reads import listing, resources, search, snapshot, traverse
+from graph.reads import browser_guide, listing, resources, search, snapshot, traverse
 from graph.reads.visibility import View
 from graph.store.db import UNAVAILABLE, Graph, Neo4jTarget, connect, query_count, resolve_target
 from graph.store.local.server import LocalNeo4j
@@ -80,6 +80,7 @@ __all__ = [
     "Settings",
     "Space",
     "View",
+    "browser_guide",
     "check_archive",
     "get_settings",
     "parse_policies",

@@ -20,3 +20,18 @@ engram_bootstrap() {
         echo "$want" > "$stamp"
     fi
 }
+
+# The Browser test drives Debian's chromium through chromium-driver: install them where they are
+# missing and this machine allows it (root with apt); otherwise that test fails saying how.
+engram_chromium() {
+    if [ -x /usr/bin/chromium ] && [ -x /usr/bin/chromedriver ]; then
+        return
+    fi
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+        echo "engram: installing chromium and chromium-driver for the Browser test …" >&2
+        export DEBIAN_FRONTEND=noninteractive
+        apt-get install -y -q chromium chromium-driver >/dev/null 2>&1 \
+            || { apt-get update -q >/dev/null && apt-get install -y -q chromium chromium-driver >/dev/null; } \
+            || echo "engram: could not install chromium; the Browser test will say how to get it" >&2
+    fi
+}

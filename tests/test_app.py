@@ -114,7 +114,7 @@ async def test_graphiql_is_served_only_in_dev_mode(
         assert (await client.get("/graphql", headers=with_key)).status_code == 404
 
 
-async def test_browser_is_served_and_preset_to_the_bolt_uri(
+async def test_browser_is_served_preset_to_the_bolt_uri_and_user_with_the_guide_playing(
     test_settings: Settings, neo4j_target: Neo4jTarget, browser_dir: Path
 ) -> None:
     async with running(create_app(test_settings, neo4j_target, browser_dir=browser_dir)) as client:
@@ -123,7 +123,8 @@ async def test_browser_is_served_and_preset_to_the_bolt_uri(
     assert redirect.status_code == 307
     port = neo4j_target.uri.rsplit(":", 1)[1]
     assert redirect.headers["location"] == (
-        f"/browser/?dbms=bolt%3A%2F%2F127.0.0.1%3A{port}&preselectAuthMethod=NATIVE"
-    )
+        f"http://engram.test/browser/?dbms=bolt%3A%2F%2Fneo4j%40127.0.0.1%3A{port}&db=neo4j"
+        "&preselectAuthMethod=NATIVE&cmd=play&arg=http%3A%2F%2Fengram.test%2Fbrowser-guide%2F"
+    ), "the user and database preset, Engram's guide playing"
     assert page.status_code == 200
     assert "<title>Neo4j Browser</title>" in page.text

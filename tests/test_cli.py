@@ -77,7 +77,8 @@ def served(test_settings: Settings, neo4j_target: Neo4jTarget, tmp_path: Path) -
     ], "a structured access log line per request"
     assert all(isinstance(entry["ms"], float | int) for entry in access)
     assert f"GraphQL  {base}/graphql" in printed
-    assert f"Browser  {base}/browser/?dbms=" in printed
+    # Browser fetches the guide it plays only from `localhost` until it has connected.
+    assert f"Browser  http://localhost:{port}/browser/?dbms=" in printed
     assert "dev mode" in printed
 
 

@@ -34,6 +34,7 @@ from graph.memory import (
     Migration,
     Neo4jTarget,
     Settings,
+    browser_guide,
     get_settings,
     resolve_target,
 )
@@ -131,7 +132,8 @@ def _serve(settings: Settings, target: Neo4jTarget, local: LocalNeo4j) -> None:
         out.print(f"Neo4j at {target.uri} (database {target.database})")
     out.print(f"GraphQL  {base}/graphql" + ("  (GraphiQL on)" if settings.dev else ""))
     if browser_dir is not None:
-        out.print(f"Browser  {browser_url(target, base)}")
+        origin = browser_guide.guide_origin(settings.host, settings.port)
+        out.print(f"Browser  {browser_url(target, origin)}")
     out.print(
         "[bold yellow]dev mode[/]: GraphiQL and introspection are on"
         if settings.dev

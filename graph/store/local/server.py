@@ -33,6 +33,7 @@ from neo4j.exceptions import Neo4jError, ServiceUnavailable
 from tenacity import retry, retry_if_exception_type, stop_after_delay, wait_fixed
 
 from graph.domain.errors import SetupError
+from graph.reads.browser_guide import allowed_guide_hosts, guide_origin, post_connect_commands
 from graph.store.local._maven import file_lock, neo4j_browser, neo4j_classpath
 from graph.store.settings import NEO4J_BROWSER_VERSION, NEO4J_VERSION, Settings
 
@@ -227,6 +228,14 @@ class LocalNeo4j:
             "db.tx_log.preallocate": "false",
             "db.tx_log.rotation.retention_policy": "256M size",
             "dbms.usage_report.enabled": "false",
+            # Browser may fetch Engram's guide and style; on connect it applies the style and
+            # plays the guide (unless the URL it was opened with already plays it).
+            "browser.remote_content_hostname_whitelist": allowed_guide_hosts(self.settings.host),
+            "browser.post_connect_cmd": post_connect_commands(
+                guide_origin(self.settings.host, self.settings.port)
+            ),
+            # Browser's product-usage reports go to Neo4j's servers: not from an audit tool.
+            "client.allow_telemetry": "false",
         }
         text = "# Written by Engram on every start; edit ENGRAM_* settings instead.\n"
         text += "".join(f"{key}={value}\n" for key, value in config.items())

@@ -1,0 +1,122 @@
+"""Engram's Neo4j Browser guide and style, served from Engram's own origin.
+
+    GET /browser-guide/             the guide (`:play http://localhost:8000/browser-guide/`)
+    GET /browser-guide/engram.grass the style (`:style http://localhost:8000/browser-guide/engram.grass`)
+
+Browser 5 plays an HTML page whose `<slide>` elements become a carousel; a `<pre class="runnable">`
+block shows a play icon that runs it (clicking the block itself puts it in the editor). The
+slides and their Cypher come from `graph.reads.browser_guide`, so the guide shows exactly the
+queries the tests run. Neither page holds any data: the queries run in Browser with Neo4j's own
+password.
+"""
+
+from __future__ import annotations
+
+import json
+from html import escape
+
+from starlette.requests import Request
+from starlette.responses import PlainTextResponse, Response
+from starlette.routing import Route
+
+from graph.memory import browser_guide
+
+KIND_STYLES: dict[str, tuple[str, int]] = {
+    "Person": ("#68BDF6", 64),
+    "Org": ("#F79767", 78),
+    "Project": ("#8DCC93", 70),
+    "Repo": ("#C990C0", 60),
+    "File": ("#D9C8AE", 52),
+    "Url": ("#57C7E3", 52),
+    "Topic": ("#FFD86E", 60),
+    "Other": ("#A5ABB6", 52),
+}
+"""Colour and diameter per entity kind label."""
+
+OTHER_STYLES: dict[str, tuple[str, int, str]] = {
+    "Claim": ("#ECB5C9", 40, "{caption}"),
+    "Observation": ("#DA7194", 36, "{content}"),
+    "Artifact": ("#4C8EDA", 36, "{locator}"),
+    "Episode": ("#B5B5B5", 44, "{title}"),
+    "Space": ("#6DCE9E", 56, "{name}"),
+    "Tombstone": ("#604A0E", 36, "{selectorKind}"),
+}
+"""Colour, diameter and caption of the other nodes a slide can draw."""
+
+AUTO_CONNECT_OFF = ":config autoComplete: false"
+"""Browser's "Connect result nodes" would add every edge between the nodes a query returns —
+superseded revisions too — so the guide turns it off and the queries choose the edges."""
+
+
+def browser_style() -> str:
+    """The GraSS Engram ships: entities captioned by name and coloured and sized by kind."""
+    rules = [
+        _rule(
+            "node",
+            diameter="50px",
+            color="#A5ABB6",
+            **{"border-color": "#9AA1AC", "border-width": "2px"},
+            **{"text-color-internal": "#FFFFFF", "font-size": "10px"},
+            caption='"<id>"',
+        ),
+        _rule("relationship", color="#A5ABB6", **{"shaft-width": "2px"}, caption='"<type>"'),
+        _rule("node.Entity", color="#A5ABB6", diameter="52px", caption='"{name}"'),
+    ]
+    for label, (color, size) in KIND_STYLES.items():
+        rules.append(_rule(f"node.{label}", color=color, diameter=f"{size}px"))
+    for label, (color, size, caption) in OTHER_STYLES.items():
+        rules.append(
+            _rule(f"node.{label}", color=color, diameter=f"{size}px", caption=f'"{caption}"')
+        )
+    return "\n".join(rules) + "\n"
+
+
+def _rule(selector: str, **props: str) -> str:
+    lines = "".join(f"  {name}: {value};\n" for name, value in props.items())
+    return f"{selector} {{\n{lines}}}"
+
+
+def params_command(params: dict[str, str] | None = None) -> str:
+    """The `:params` line that sets every slide's parameters."""
+    return ":params " + json.dumps(params or browser_guide.GUIDE_PARAMS)
+
+
+def guide_html(origin: str) -> str:
+    """The guide's HTML for a Browser that loads Engram from `origin`."""
+    setup = [f":style {origin}{browser_guide.STYLE_PATH}", AUTO_CONNECT_OFF, params_command()]
+    slides = [
+        _slide(browser_guide.SLIDES[0], extra=setup),
+        *(_slide(slide) for slide in browser_guide.SLIDES[1:]),
+    ]
+    return (
+        '<article class="guide">\n<carousel class="deck container-fluid">\n'
+        + "\n".join(slides)
+        + "\n</carousel>\n</article>\n"
+    )
+
+
+def _slide(slide: browser_guide.Slide, extra: list[str] | None = None) -> str:
+    blocks = [*(extra or []), *([slide.cypher] if slide.cypher else [])]
+    code = "".join(f'<pre class="runnable">{escape(block)}</pre>\n' for block in blocks)
+    view = "" if slide.cypher is None or slide.draws else "<p><em>Shown as a table.</em></p>\n"
+    return (
+        '<slide class="row-fluid">\n<div class="col-sm-12">\n'
+        f"<h3>{escape(slide.title)}</h3>\n<p>{slide.text}</p>\n{code}{view}</div>\n</slide>"
+    )
+
+
+def _origin(request: Request) -> str:
+    return f"{request.url.scheme}://{request.url.netloc}"
+
+
+async def guide(request: Request) -> Response:
+    return Response(guide_html(_origin(request)), media_type="text/html; charset=utf-8")
+
+
+async def style(request: Request) -> Response:
+    return PlainTextResponse(browser_style())
+
+
+def guide_routes() -> list[Route]:
+    """The guide's and the style's routes (mounted beside Browser at /browser)."""
+    return [Route(browser_guide.GUIDE_PATH, guide), Route(browser_guide.STYLE_PATH, style)]
