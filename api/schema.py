@@ -23,6 +23,7 @@ from strawberry.extensions import (
 )
 
 from api.errors import EngramGraphQLError, EngramSchema, should_mask
+from api.export_query import export_field
 from api.extensions import QueryCounter
 from api.inputs import (
     ClaimFilterInput,
@@ -319,6 +320,8 @@ class Query:
             return ContextSnapshot.of(snap)
 
         return await _query(work)
+
+    export: str = export_field
 
 
 def build_schema(

@@ -1,0 +1,152 @@
+"""Exports a person takes away: JSONL that imports back into the same current view, and a
+Markdown memory view — and neither shows what was forgotten or lies above the reader's tier."""
+
+from __future__ import annotations
+
+from graph.actor import Actor
+from graph.db import Graph
+from graph.episodes import ObservationInput, record_observation
+from graph.export import ExportFormat, export_space
+from graph.export_markdown import when
+from graph.forget import ForgetInput, forget
+from graph.importer import import_items
+from graph.model import Privacy
+from graph.reads import get_episode
+from graph.selectors import Selector, SelectorKind
+from graph.settings import Settings
+from graph.spaces import create_space
+from graph.visibility import View
+from tests.people_story import on
+from tests.seeded_histories import current_view, seed_histories
+from tests.story import Story, new_story
+
+FORGOTTEN = "my old phone number is 555-0199"
+SECRET = "my bank PIN is 4321"
+
+
+async def diary(graph: Graph, settings: Settings) -> Story:
+    """Alice at Acme, a tone preference, a profile, an open and a done task; a secret PIN; a
+    phone number that was forgotten."""
+    story = await new_story(graph, "alice")
+    await story.entity("entity:person:alice", "Alice", at=on(2019, 1))
+    await story.entity("entity:org:acme", "Acme Corp", aliases=["ACME"], at=on(2019, 1))
+    works = await story.say("I work at Acme since January 2020", at=on(2020, 1))
+    await story.remember(
+        works,
+        type="fact",
+        subject={"key": "entity:person:alice"},
+        predicate="WORKS_AT",
+        object={"key": "entity:org:acme"},
+        valid_from=on(2020, 1),
+    )
+    tone = await story.say("Please write tersely", at=on(2024, 2))
+    await story.remember(tone, key="pref:writing:tone", value={"value": "terse"})
+    role = await story.say("I am a data engineer", at=on(2024, 3))
+    await story.remember(role, key="profile:alice", value={"role": "data engineer"})
+    passport = await story.say("remind me to renew my passport", at=on(2024, 4))
+    await story.remember(
+        passport, key="task:personal:passport", value={"status": "todo", "title": "renew passport"}
+    )
+    taxes = await story.say("my taxes are filed", at=on(2024, 4, 2))
+    await story.remember(taxes, key="task:personal:taxes", value={"status": "done"})
+    pin = await record_observation(
+        graph,
+        "alice",
+        ObservationInput(
+            episode_id=story.episode_id, content=SECRET, observed_at=on(2024, 5), privacy=3
+        ),
+        actor=story.actor,
+    )
+    await story.remember(
+        pin.id,
+        type="fact",
+        subject={"key": "entity:person:alice"},
+        predicate="HAS_PIN",
+        value="4321",
+        privacy=3,
+    )
+    phone = await story.say(FORGOTTEN, at=on(2024, 6))
+    number = await story.remember(
+        phone, type="fact", subject={"key": "entity:person:alice"}, predicate="PHONE", value="555"
+    )
+    await forget(
+        graph,
+        "alice",
+        ForgetInput(selector=Selector(kind=SelectorKind.CLAIM, id=number.id), reason="asked"),
+        actor=Actor.operator("test"),
+        blob_root=settings.blobs,
+    )
+    return story
+
+
+async def test_the_markdown_view_reads_as_a_document_of_the_readers_current_memory(
+    graph: Graph, test_settings: Settings
+) -> None:
+    story = await diary(graph, test_settings)
+    known_at = (await story.view()).known_at
+    view = await View.open(graph, "alice", known_at=known_at, max_privacy=Privacy.NORMAL)
+    text = await export_space(graph, view, ExportFormat.MARKDOWN)
+    started = when((await get_episode(graph, view, story.episode_id)).started_at)
+    assert text == "\n".join(
+        [
+            "# Memory of alice",
+            "",
+            f"As of {view.as_of.isoformat()}, as known at {known_at.isoformat()}; what a reader "
+            "at tier normal sees.",
+            "",
+            "## Profile",
+            "",
+            "- `profile:alice`: role: data engineer — valid from 2024-03-01",
+            "  > “I am a data engineer” — user_stated, 2024-03-01",
+            "",
+            "## Preferences",
+            "",
+            "- `pref:writing:tone`: terse — valid from 2024-02-01",
+            "  > “Please write tersely” — user_stated, 2024-02-01",
+            "",
+            "## Facts",
+            "",
+            "- Alice WORKS_AT Acme Corp — valid from 2020-01-01",
+            "  > “I work at Acme since January 2020” — user_stated, 2020-01-01",
+            "",
+            "## Open tasks",
+            "",
+            "- `task:personal:passport`: status: todo; title: renew passport — valid from "
+            "2024-04-01",
+            "  > “remind me to renew my passport” — user_stated, 2024-04-01",
+            "",
+            "## People and things",
+            "",
+            "- Acme Corp (org, `entity:org:acme`); also known as ACME — valid from 2019-01-01",
+            "  > “Acme Corp exists” — user_stated, 2019-01-01",
+            "- Alice (person, `entity:person:alice`) — valid from 2019-01-01",
+            "  > “Alice exists” — user_stated, 2019-01-01",
+            "",
+            "## Recent episodes",
+            "",
+            f"- {started} — a chat (conversation, 7 observations)",
+            "  > “I am a data engineer” — user, 2024-03-01",
+            "  > “remind me to renew my passport” — user, 2024-04-01",
+            "  > “my taxes are filed” — user, 2024-04-02",
+            "",
+        ]
+    )
+
+
+async def test_jsonl_imported_into_a_new_space_gives_the_same_current_view(
+    graph: Graph,
+) -> None:
+    story = await new_story(graph, "alice")
+    histories = await seed_histories(story)
+    assert histories >= 200
+    exported = await export_space(graph, await story.view(), ExportFormat.JSONL)
+    lines = exported.splitlines()
+    await create_space(graph, "copy", "", actor=Actor.operator("test"))
+    report = await import_items(
+        graph, "copy", lines, source="alice.jsonl", actor=Actor.operator("test")
+    )
+    assert (report.refused, report.skipped, report.remembered) == ([], [], len(lines))
+    source, copy = await current_view(graph, "alice"), await current_view(graph, "copy")
+    assert len(source["claims"]) == len(lines) == 222
+    assert len(source["relations"]) == 24
+    assert copy == source
