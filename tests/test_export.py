@@ -3,19 +3,30 @@ Markdown memory view — and neither shows what was forgotten or lies above the 
 
 from __future__ import annotations
 
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+import httpx
+import pytest
+
+from api.app import create_app
 from graph.actor import Actor
-from graph.db import Graph
+from graph.apikeys import Grant, create_key
+from graph.db import Graph, Neo4jTarget
 from graph.episodes import ObservationInput, record_observation
 from graph.export import ExportFormat, export_space
 from graph.export_markdown import when
 from graph.forget import ForgetInput, forget
 from graph.importer import import_items
 from graph.model import Privacy
+from graph.neomodel_bridge import share_driver
 from graph.reads import get_episode
 from graph.selectors import Selector, SelectorKind
 from graph.settings import Settings
 from graph.spaces import create_space
 from graph.visibility import View
+from tests.http import gql, running
 from tests.people_story import on
 from tests.seeded_histories import current_view, seed_histories
 from tests.story import Story, new_story
@@ -150,3 +161,66 @@ async def test_jsonl_imported_into_a_new_space_gives_the_same_current_view(
     assert len(source["claims"]) == len(lines) == 222
     assert len(source["relations"]) == 24
     assert copy == source
+
+
+EXPORT = 'query($format: ExportFormat!) { export(space: "alice", format: $format) }'
+
+
+@pytest.fixture
+async def production(
+    test_settings: Settings, neo4j_target: Neo4jTarget
+) -> AsyncIterator[httpx.AsyncClient]:
+    """An in-process Engram that wants an API key."""
+    async with running(
+        create_app(test_settings.model_copy(update={"dev": False}), neo4j_target)
+    ) as http:
+        yield http
+
+
+async def test_an_export_over_graphql_holds_nothing_forgotten_or_above_the_keys_tier(
+    graph: Graph, test_settings: Settings, production: httpx.AsyncClient
+) -> None:
+    await diary(graph, test_settings)
+    await share_driver(graph)
+    normal = (await create_key("n", [Grant("alice", Privacy.NORMAL)])).secret
+    secret = (await create_key("s", [Grant("alice", Privacy.SECRET)])).secret
+    stranger = (await create_key("x", [Grant("bob", Privacy.SECRET)])).secret
+
+    async def export(key: str, export_format: str) -> dict[str, Any]:
+        headers = {"authorization": f"Bearer {key}"}
+        return await gql(production, EXPORT, {"format": export_format}, headers=headers)
+
+    for export_format in ("JSONL", "MARKDOWN"):
+        text = (await export(normal, export_format))["data"]["export"]
+        assert "Please write tersely" in text
+        for hidden in (FORGOTTEN, "555", SECRET, "4321", "HAS_PIN", "PHONE"):
+            assert hidden not in text, (export_format, hidden)
+        assert "HAS_PIN" in (await export(secret, export_format))["data"]["export"]
+        refused = await export(stranger, export_format)
+        assert refused["data"] is None
+        assert refused["errors"][0]["extensions"]["code"] == "FORBIDDEN"
+    lines = [
+        json.loads(line) for line in (await export(normal, "JSONL"))["data"]["export"].splitlines()
+    ]
+    assert [line["key"] for line in lines] == [
+        "entity:org:acme",
+        "entity:person:alice",
+        "fact:person/alice:WORKS_AT:org/acme",
+        "pref:writing:tone",
+        "profile:alice",
+        "task:personal:passport",
+        "task:personal:taxes",
+    ]
+    assert lines[3] == {
+        "type": "pref",
+        "key": "pref:writing:tone",
+        "value_json": '{"value":"terse"}',
+        "status": "active",
+        "confidence": 0.9,
+        "importance": 0.5,
+        "privacy": 1,
+        "valid_from": "2024-02-01T00:00:00+00:00",
+        "observed_at": "2024-02-01T00:00:00+00:00",
+        "authority": "user_stated",
+        "evidence": [{"quote": "Please write tersely", "observed_at": "2024-02-01T00:00:00+00:00"}],
+    }
