@@ -27,6 +27,7 @@ from api._stopping import stopped_by_signals
 from api.admin_commands import keys_app, neo4j_app, spaces_app
 from api.console import err, out, with_graph
 from api.data_commands import COMMANDS as DATA_COMMANDS
+from api.export_commands import COMMANDS as READING_COMMANDS
 from graph.db import Neo4jTarget, connect, resolve_target
 from graph.errors import EngramError, SetupError
 from graph.local.server import LocalNeo4j
@@ -177,8 +178,9 @@ def schema(
         sys.stdout.write(sdl())
 
 
-# The data commands (import, embed, backup, restore, retention) after serve, migrate, schema.
-for _name, _command in DATA_COMMANDS.items():
+# The data commands (import, embed, backup, restore, retention) after serve, migrate, schema;
+# then the reading ones (export, explain).
+for _name, _command in {**DATA_COMMANDS, **READING_COMMANDS}.items():
     app.command(_name)(_command)
 
 
