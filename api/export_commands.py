@@ -22,7 +22,7 @@ import typer
 from api.console import out, with_graph
 from graph.db import Graph
 from graph.export import ExportFormat, export_space
-from graph.export_markdown import quote, when
+from graph.export_markdown import quote, supported_first, when
 from graph.model import Entity, EvidenceKind, Privacy
 from graph.reads import entities_by_ids, find_entity
 from graph.spaces import list_spaces
@@ -123,7 +123,7 @@ def _hop(step: Step, entities: dict[str, Entity]) -> tuple[str, list[str]]:
         )
     else:
         details.append("a merge of two entities (no claim)")
-    for link in step.evidence:
+    for link in supported_first(step.evidence):
         words = "" if link.kind is EvidenceKind.SUPPORTED_BY else f"{link.kind.lower()} "
         words = words.replace("_", " ")
         source = quote(link.text) if link.text is not None else f"<{link.locator or 'file'}>"

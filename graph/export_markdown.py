@@ -16,12 +16,12 @@ names their entities have as of the view. The same text for the same view, line 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from datetime import UTC, datetime, time
 from typing import TYPE_CHECKING, Any
 
 from graph import memory_types as mt
-from graph.model import Claim, ClaimStatus, EvidenceKind, MemoryType, Privacy
+from graph.model import Claim, ClaimStatus, EvidenceKind, EvidenceLink, MemoryType, Privacy
 
 if TYPE_CHECKING:
     from graph.export import Memory
@@ -62,6 +62,19 @@ def quote(text: str) -> str:
     return f"“{flat}”"
 
 
+def supported_first(links: Iterable[EvidenceLink]) -> list[EvidenceLink]:
+    """Evidence in reading order: what supports a claim, then what contradicts or corrects it,
+    each oldest observation first."""
+    return sorted(
+        links,
+        key=lambda link: (
+            link.kind is not EvidenceKind.SUPPORTED_BY,
+            link.observed_at or link.recorded_at,
+            link.kind,
+        ),
+    )
+
+
 def _marks(claim: Claim) -> str:
     marks = ""
     if claim.status is ClaimStatus.DISPUTED:
@@ -92,8 +105,7 @@ class _Document:
 
     def evidence(self, claim: Claim) -> list[str]:
         lines = []
-        for evidence in self.memory.evidence.get(claim.id, []):
-            link = evidence.link
+        for link in supported_first(e.link for e in self.memory.evidence.get(claim.id, [])):
             words = _EVIDENCE_WORDS[link.kind]
             source = quote(link.text) if link.text is not None else f"<{link.locator or 'file'}>"
             seen = f", {when(link.observed_at)}" if link.observed_at else ""

@@ -3,6 +3,7 @@ memory to take away, which `engram import` reads back."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from graph.db import Graph, Neo4jTarget
@@ -12,6 +13,9 @@ from graph.spaces import create_space
 from tests.people_story import people_story
 from tests.story import TEST_ACTOR
 from tests.test_cli import engram_env, run_engram
+
+README = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+[README_EXAMPLE] = re.findall(r"```\n(Alice \(entity:person:alice\) → Carol .*?)```", README, re.S)
 
 
 async def test_engram_explain_prints_each_hop_with_names_intervals_and_evidence(
@@ -47,6 +51,8 @@ async def test_engram_explain_prints_each_hop_with_names_intervals_and_evidence(
             "",
         ]
     )
+    two = run_engram(env, "explain", "Alice", "Carol", "--as-of", "2024-01-01T00:00:00Z")
+    assert (two.returncode, two.stdout) == (0, README_EXAMPLE), "the README's example is true"
     alone = run_engram(env, "explain", "alice", "carol", "--as-of", "2019-06-01T00:00:00Z")
     assert alone.returncode == 1
     assert alone.stdout == (
