@@ -17,7 +17,8 @@ appear:
 
 What does not travel in JSONL: past revisions (the import format has no recorded time),
 disputes (a disputed claim is exported as active), merges of entities, pins, and evidence that
-is more private than its claim.
+is more private than its claim. A fact about an entity whose own entity claim is not valid at
+`asOf` (named only later) is exported, but an import refuses it (`NOT_FOUND`) and reports so.
 
     >>> view = await View.open(graph, "alice", max_privacy=Privacy.NORMAL)
     >>> text = await export_space(graph, view, ExportFormat.JSONL)
