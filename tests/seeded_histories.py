@@ -7,6 +7,7 @@ on, decisions with coexisting versions.
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from graph.claims import RememberInput, remember
@@ -190,9 +191,12 @@ def _claim_row(c: Claim, key_of: dict[str, str]) -> tuple[Any, ...]:
     )
 
 
-async def current_view(graph: Graph, space: str) -> dict[str, list[str]]:
-    """A space's current claims, entities and relations as sorted texts, ids left out."""
-    view = await View.open(graph, space)
+async def current_view(
+    graph: Graph, space: str, as_of: datetime | None = None
+) -> dict[str, list[str]]:
+    """A space's current claims, entities and relations (as of `as_of`, default now) as sorted
+    texts, ids left out."""
+    view = await View.open(graph, space, as_of=as_of)
     claims: list[Claim] = []
     after = None
     while True:

@@ -161,6 +161,18 @@ async def test_jsonl_imported_into_a_new_space_gives_the_same_current_view(
     assert len(source["claims"]) == len(lines) == 222
     assert len(source["relations"]) == 24
     assert copy == source
+    # As the world was in mid-2022: the jobs ended in 2024 still held, with their end dates.
+    mid_2022 = on(2022, 6)
+    then = await View.open(graph, "alice", as_of=mid_2022)
+    past_lines = (await export_space(graph, then, ExportFormat.JSONL)).splitlines()
+    await create_space(graph, "then", "", actor=Actor.operator("test"))
+    report = await import_items(
+        graph, "then", past_lines, source="then.jsonl", actor=Actor.operator("test")
+    )
+    assert (report.refused, report.remembered) == ([], len(past_lines))
+    source = await current_view(graph, "alice", mid_2022)
+    assert sum("valid_to" in line for line in past_lines) == 7  # p0, p5, …; p35 starts later
+    assert await current_view(graph, "then", mid_2022) == source
 
 
 EXPORT = 'query($format: ExportFormat!) { export(space: "alice", format: $format) }'
