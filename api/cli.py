@@ -7,7 +7,8 @@
     engram schema [--write]      # print (or write) schema.graphql
 
 The data commands (import, embed, backup, restore, retention) live in `api.data_commands`, the
-administrative ones (neo4j, spaces, keys) in `api.admin_commands`. Setup failures (Neo4j
+reading ones (export, explain) in `api.export_commands`, the administrative ones (neo4j, spaces,
+keys) in `api.admin_commands`. Setup failures (Neo4j
 unreachable, wrong password, edited migration) print one clear message and exit with status 1.
 """
 
