@@ -54,6 +54,8 @@ from graph.domain.read_records import (
 )
 from graph.domain.timeutil import utc_now
 from graph.erasure import forget as forgetting
+from graph.jobs import export as exporting
+from graph.jobs.export import ExportFormat
 from graph.jobs.restore import check_archive
 from graph.jobs.retention import parse_policies
 from graph.meaning.embeddings import Embedder
@@ -72,6 +74,7 @@ from graph.store.settings import Settings, get_settings
 __all__ = [
     "DEV_ACTOR",
     "UNAVAILABLE",
+    "ExportFormat",
     "LocalNeo4j",
     "Memory",
     "Migration",
@@ -278,6 +281,10 @@ class Memory(MemoryAdmin):
         first: int = DEFAULT_SEARCH_FIRST,
     ) -> list[Hit]:
         return await search.search(self.graph, view, query, self.embedder, types=types, first=first)
+
+    async def export(self, view: View, export_format: ExportFormat) -> str:
+        """The view as JSONL in the import format, or as a Markdown document to read."""
+        return await exporting.export_space(self.graph, view, export_format)
 
     async def context(self, view: View, *, budget_bytes: int = DEFAULT_BUDGET) -> ContextSnapshot:
         return await snapshot.context_snapshot(self.graph, view, budget_bytes=budget_bytes)

@@ -23,6 +23,7 @@ from strawberry.extensions import (
 )
 
 from api.graphql.error_types import EngramGraphQLError, EngramSchema, should_mask
+from api.graphql.export_query import export_field
 from api.graphql.extensions import QueryCounter
 from api.graphql.input_types import (
     ClaimFilterInput,
@@ -282,6 +283,8 @@ class Query:
             return ContextSnapshot.of(snap)
 
         return await _query(work)
+
+    export: str = export_field
 
 
 def build_schema(

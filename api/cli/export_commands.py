@@ -1,0 +1,191 @@
+"""The `engram` commands a person reads: `export` (a space's memory to take away) and `explain`
+(why two entities are connected, as a tree with the evidence of every hop).
+
+    engram export --space alice --format markdown --out alice.md
+    engram explain alice "Acme Global" --space alice --as-of 2022-06-01T00:00:00Z
+
+Plain functions; `api.cli.main` registers them under the names in `COMMANDS`. Both read as an
+operator at `--tier` (default secret: everything the space holds).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from datetime import datetime
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from api.cli.console import out, with_memory
+from graph.domain.actor import Actor, Grant
+from graph.domain.model import Entity, EvidenceKind, Privacy
+from graph.domain.read_records import Explanation, Step
+from graph.domain.wording import quote, supported_first, when
+from graph.memory import ExportFormat, Memory, View
+
+
+class Tier(StrEnum):
+    PUBLIC = "public"
+    NORMAL = "normal"
+    PRIVATE = "private"
+    SECRET = "secret"
+
+
+AsOf = Annotated[
+    str | None, typer.Option(help="Valid-time instant (ISO-8601 with offset); default now.")
+]
+KnownAt = Annotated[
+    str | None, typer.Option(help="Recorded-time instant (ISO-8601 with offset); default now.")
+]
+ReadTier = Annotated[Tier, typer.Option(help="Read as a reader at this privacy tier.")]
+
+
+def _instant(text: str | None, option: str) -> datetime | None:
+    if text is None:
+        return None
+    try:
+        return datetime.fromisoformat(text)
+    except ValueError:
+        raise typer.BadParameter(f"not an ISO-8601 instant: {text!r}", param_hint=option) from None
+
+
+async def _view(
+    memory: Memory, space: str | None, as_of: str | None, known_at: str | None, tier: Tier
+) -> View:
+    if space is None:
+        names = [s.name for s in await memory.all_spaces()]
+        if len(names) != 1:
+            message = f"there are {len(names)} spaces; name one"
+            raise typer.BadParameter(message, param_hint="--space")
+        space = names[0]
+    reader = Actor(f"cli:{tier.value}", {space: Grant(space, Privacy[tier.name])})
+    return await memory.view(
+        reader, space, _instant(as_of, "--as-of"), _instant(known_at, "--known-at")
+    )
+
+
+def export_command(
+    space: Annotated[str, typer.Option(help="The memory space to export.")],
+    as_of: AsOf = None,
+    known_at: KnownAt = None,
+    export_format: Annotated[
+        ExportFormat, typer.Option("--format", help="jsonl (the import format) or markdown.")
+    ] = ExportFormat.JSONL,
+    out_file: Annotated[
+        Path | None, typer.Option("--out", dir_okay=False, help="Write here, not to stdout.")
+    ] = None,
+    tier: ReadTier = Tier.SECRET,
+) -> None:
+    """Export a space's current memory: JSONL that `engram import` reads back, or Markdown."""
+
+    async def work(memory: Memory) -> str:
+        view = await _view(memory, space, as_of, known_at, tier)
+        return await memory.export(view, export_format)
+
+    text = with_memory(work)
+    if out_file is None:
+        sys.stdout.write(text)
+        return
+    out_file.write_text(text, encoding="utf-8")
+    lines = text.count("\n")
+    out.print(f"exported {space} ({export_format}, {lines} lines) to {out_file}", markup=False)
+
+
+def _label(entities: dict[str, Entity], entity_id: str) -> str:
+    entity = entities.get(entity_id)
+    return f"{entity.name} ({entity.key})" if entity is not None else f"({entity_id})"
+
+
+def _hop(step: Step, entities: dict[str, Entity]) -> tuple[str, list[str]]:
+    """One hop's line and the lines of its claim and evidence."""
+    relation = step.relation
+    arrow = f"{relation.type}→" if step.forward else f"←{relation.type}─"
+    if relation.valid_to is not None:
+        start = when(relation.valid_from) if relation.valid_from else "…"
+        valid = f", valid {start} – {when(relation.valid_to)}"
+    else:
+        valid = f", valid from {when(relation.valid_from)}" if relation.valid_from else ""
+    details = []
+    if step.claim is not None:
+        claim = step.claim
+        details.append(
+            f"claim {claim.key} (revision {claim.revision}, {claim.status}, "
+            f"confidence {claim.confidence:g})"
+        )
+    else:
+        details.append("a merge of two entities (no claim)")
+    for link in supported_first(step.evidence):
+        words = "" if link.kind is EvidenceKind.SUPPORTED_BY else f"{link.kind.lower()} "
+        words = words.replace("_", " ")
+        source = quote(link.text) if link.text is not None else f"<{link.locator or 'file'}>"
+        seen = f", {when(link.observed_at)}" if link.observed_at else ""
+        details.append(f"{words}{source} — {link.authority}{seen}")
+    return f"└─{arrow} {_label(entities, step.to_id)}{valid}", details
+
+
+def explanation_tree(explanation: Explanation, entities: dict[str, Entity]) -> list[str]:
+    """Every path as a tree: each hop nested under the entity it starts from."""
+    lines: list[str] = []
+    for number, steps in enumerate(explanation.paths, start=1):
+        hops = "hop" if len(steps) == 1 else "hops"
+        lines += ["", f"path {number} of {len(explanation.paths)} ({len(steps)} {hops})"]
+        lines.append(_label(entities, steps[0].from_id))
+        indent = ""
+        for index, step in enumerate(steps):
+            line, details = _hop(step, entities)
+            lines.append(indent + line)
+            indent += "   "
+            bar = "│ " if index < len(steps) - 1 else "  "
+            lines += [indent + bar + detail for detail in details]
+    return lines
+
+
+def explain_command(
+    from_: Annotated[str, typer.Argument(metavar="FROM", help="An entity key or current name.")],
+    to: Annotated[str, typer.Argument(metavar="TO", help="An entity key or current name.")],
+    space: Annotated[
+        str | None, typer.Option(help="The memory space (default: the only one).")
+    ] = None,
+    as_of: AsOf = None,
+    known_at: KnownAt = None,
+    max_hops: Annotated[int, typer.Option(min=1, max=4, help="Longest path.")] = 3,
+    first: Annotated[int, typer.Option(min=1, max=10, help="At most this many paths.")] = 5,
+    tier: ReadTier = Tier.SECRET,
+) -> None:
+    """Explain why two entities are connected: the shortest visible paths, hop by hop, with
+    each relation's valid interval and the evidence quotes behind it. Exit 1 when none."""
+
+    async def work(memory: Memory) -> tuple[View, list[Entity], Explanation, dict[str, Entity]]:
+        view = await _view(memory, space, as_of, known_at, tier)
+        ends = []
+        for ref in (from_, to):
+            by = {"key": ref} if ref.startswith("entity:") else {"name": ref}
+            ends.append(await memory.find_entity(view, by))
+        found = await memory.explain_relation(
+            view, ends[0].id, ends[1].id, max_hops=max_hops, first=first
+        )
+        ids = {ends[0].id, ends[1].id} | {
+            i for path in found.paths for step in path for i in (step.from_id, step.to_id)
+        }
+        named = await memory.entities(view, sorted(ids))
+        return view, ends, found, {e.id: e for e in named if e is not None}
+
+    view, ends, found, entities = with_memory(work)
+    moment = f"as of {when(view.as_of) if as_of else 'now'}"
+    moment += f", known at {when(view.known_at) if known_at else 'now'}"
+    source, target = (_label(entities, end.id) for end in ends)
+    count = len(found.paths)
+    header = f"{source} → {target} in {view.space}, {moment}: "
+    header += f"{count} path{'s' if count != 1 else ''}" if count else (found.reason or "no path")
+    out.print("\n".join([header, *explanation_tree(found, entities)]), markup=False)
+    if not found.paths:
+        raise typer.Exit(1)
+
+
+COMMANDS: dict[str, Callable[..., None]] = {
+    "export": export_command,
+    "explain": explain_command,
+}

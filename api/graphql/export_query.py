@@ -1,0 +1,42 @@
+"""The `export` query: a space's current memory, as the key's tier sees it, to take away.
+
+    { export(space: "alice", format: MARKDOWN) }   # or JSONL: lines `engram import` reads back
+
+A key with read on the space gets exactly what its tier sees at `asOf`/`knownAt` (nothing
+forgotten, nothing above the tier); a key without it gets `FORBIDDEN`.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated
+
+import strawberry
+
+from api.graphql.error_types import EngramGraphQLError
+from api.graphql.types import EngramInfo
+from graph.domain.errors import EngramError
+from graph.memory import ExportFormat
+
+strawberry.enum(ExportFormat, description="JSONL (the import format) or a Markdown document.")
+
+
+async def export_memory(
+    info: EngramInfo,
+    space: str,
+    format_: Annotated[ExportFormat, strawberry.argument(name="format")] = ExportFormat.JSONL,
+    as_of: datetime | None = None,
+    known_at: datetime | None = None,
+) -> str:
+    try:
+        view = await info.context.view(space, as_of, known_at)
+        return await info.context.memory.export(view, format_)
+    except EngramError as failure:
+        raise EngramGraphQLError(failure) from failure
+
+
+export_field = strawberry.field(
+    resolver=export_memory,
+    description="The current memory of a space as this key's tier sees it: JSONL in the import "
+    "format, or a Markdown document.",
+)
