@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 from graph.commands.spaces import create_space
-from graph.jobs.export_markdown import when
+from graph.domain.wording import when
 from graph.store.db import Graph, Neo4jTarget
 from graph.store.settings import Settings
 from tests.people_story import people_story

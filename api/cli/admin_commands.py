@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import json
 import sys
-from enum import StrEnum
 from typing import Annotated
 
 import typer
 
-from api.cli.console import err, out, with_memory
+from api.cli.console import Tier, err, out, with_memory
 from graph.domain.actor import Actor
 from graph.memory import LocalNeo4j, get_settings
 
@@ -70,13 +69,6 @@ def spaces_list() -> None:
     """List memory spaces."""
     for space in with_memory(lambda memory: memory.all_spaces()):
         out.print(f"{space.name}\t{space.description}")
-
-
-class Tier(StrEnum):
-    PUBLIC = "public"
-    NORMAL = "normal"
-    PRIVATE = "private"
-    SECRET = "secret"
 
 
 @keys_app.command("create")

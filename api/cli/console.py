@@ -1,14 +1,20 @@
-"""What every `engram` command shares: its two consoles and the memory for one command."""
+"""What every `engram` command shares: its two consoles, the memory for one command, and how a
+reading command names its view (space, `--as-of`, `--known-at`, `--tier`)."""
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from typing import TypeVar
+from datetime import datetime
+from enum import StrEnum
+from typing import Annotated, TypeVar
 
+import typer
 from rich.console import Console
 
-from graph.memory import Memory
+from graph.domain.actor import Actor, Grant
+from graph.domain.model import Privacy
+from graph.memory import Memory, View
 
 T = TypeVar("T")
 
@@ -24,3 +30,45 @@ def with_memory(work: Callable[[Memory], Awaitable[T]], *, embed_threads: int = 
             return await work(memory)
 
     return asyncio.run(main())
+
+
+class Tier(StrEnum):
+    PUBLIC = "public"
+    NORMAL = "normal"
+    PRIVATE = "private"
+    SECRET = "secret"
+
+
+AsOf = Annotated[
+    str | None, typer.Option(help="Valid-time instant (ISO-8601 with offset); default now.")
+]
+KnownAt = Annotated[
+    str | None, typer.Option(help="Recorded-time instant (ISO-8601 with offset); default now.")
+]
+ReadTier = Annotated[Tier, typer.Option(help="Read as a reader at this privacy tier.")]
+
+
+def instant(text: str | None, option: str) -> datetime | None:
+    if text is None:
+        return None
+    try:
+        return datetime.fromisoformat(text)
+    except ValueError:
+        raise typer.BadParameter(f"not an ISO-8601 instant: {text!r}", param_hint=option) from None
+
+
+async def reader_view(
+    memory: Memory, space: str | None, as_of: str | None, known_at: str | None, tier: Tier
+) -> View:
+    """The view a reading command asked for, as a reader at `tier` (the only space when none
+    is named)."""
+    if space is None:
+        names = [s.name for s in await memory.all_spaces()]
+        if len(names) != 1:
+            message = f"there are {len(names)} spaces; name one"
+            raise typer.BadParameter(message, param_hint="--space")
+        space = names[0]
+    reader = Actor(f"cli:{tier.value}", {space: Grant(space, Privacy[tier.name])})
+    return await memory.view(
+        reader, space, instant(as_of, "--as-of"), instant(known_at, "--known-at")
+    )

@@ -12,59 +12,16 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from datetime import datetime
-from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from api.cli.console import out, with_memory
-from graph.domain.actor import Actor, Grant
-from graph.domain.model import Entity, EvidenceKind, Privacy
+from api.cli.console import AsOf, KnownAt, ReadTier, Tier, out, reader_view, with_memory
+from graph.domain.model import Entity, EvidenceKind
 from graph.domain.read_records import Explanation, Step
 from graph.domain.wording import quote, supported_first, when
 from graph.memory import ExportFormat, Memory, View
-
-
-class Tier(StrEnum):
-    PUBLIC = "public"
-    NORMAL = "normal"
-    PRIVATE = "private"
-    SECRET = "secret"
-
-
-AsOf = Annotated[
-    str | None, typer.Option(help="Valid-time instant (ISO-8601 with offset); default now.")
-]
-KnownAt = Annotated[
-    str | None, typer.Option(help="Recorded-time instant (ISO-8601 with offset); default now.")
-]
-ReadTier = Annotated[Tier, typer.Option(help="Read as a reader at this privacy tier.")]
-
-
-def _instant(text: str | None, option: str) -> datetime | None:
-    if text is None:
-        return None
-    try:
-        return datetime.fromisoformat(text)
-    except ValueError:
-        raise typer.BadParameter(f"not an ISO-8601 instant: {text!r}", param_hint=option) from None
-
-
-async def _view(
-    memory: Memory, space: str | None, as_of: str | None, known_at: str | None, tier: Tier
-) -> View:
-    if space is None:
-        names = [s.name for s in await memory.all_spaces()]
-        if len(names) != 1:
-            message = f"there are {len(names)} spaces; name one"
-            raise typer.BadParameter(message, param_hint="--space")
-        space = names[0]
-    reader = Actor(f"cli:{tier.value}", {space: Grant(space, Privacy[tier.name])})
-    return await memory.view(
-        reader, space, _instant(as_of, "--as-of"), _instant(known_at, "--known-at")
-    )
 
 
 def export_command(
@@ -82,7 +39,7 @@ def export_command(
     """Export a space's current memory: JSONL that `engram import` reads back, or Markdown."""
 
     async def work(memory: Memory) -> str:
-        view = await _view(memory, space, as_of, known_at, tier)
+        view = await reader_view(memory, space, as_of, known_at, tier)
         return await memory.export(view, export_format)
 
     text = with_memory(work)
@@ -159,7 +116,7 @@ def explain_command(
     each relation's valid interval and the evidence quotes behind it. Exit 1 when none."""
 
     async def work(memory: Memory) -> tuple[View, list[Entity], Explanation, dict[str, Entity]]:
-        view = await _view(memory, space, as_of, known_at, tier)
+        view = await reader_view(memory, space, as_of, known_at, tier)
         ends = []
         for ref in (from_, to):
             by = {"key": ref} if ref.startswith("entity:") else {"name": ref}

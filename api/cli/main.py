@@ -7,8 +7,9 @@
     engram schema [--write]      # print (or write) schema.graphql
 
 The data commands (import, embed, backup, restore, retention) live in `api.cli.data_commands`, the
-reading ones (export, explain) in `api.cli.export_commands`, the administrative ones (neo4j,
-spaces, keys) in `api.cli.admin_commands`. Setup failures (Neo4j
+reading ones (export, explain) in `api.cli.export_commands`, `search` and `forget` in
+`api.cli.memory_commands`, the administrative ones (neo4j, spaces, keys) in
+`api.cli.admin_commands`. Setup failures (Neo4j
 unreachable, wrong password, edited migration) print one clear message and exit with status 1.
 """
 
@@ -29,6 +30,7 @@ from api.cli.admin_commands import keys_app, neo4j_app, spaces_app
 from api.cli.console import err, out, with_memory
 from api.cli.data_commands import COMMANDS as DATA_COMMANDS
 from api.cli.export_commands import COMMANDS as READING_COMMANDS
+from api.cli.memory_commands import COMMANDS as MEMORY_COMMANDS
 from graph.domain.errors import EngramError, SetupError
 from graph.memory import (
     LocalNeo4j,
@@ -184,7 +186,7 @@ def schema(
 
 # The data commands (import, embed, backup, restore, retention) after serve, migrate, schema;
 # then the reading ones (export, explain).
-for _name, _command in {**DATA_COMMANDS, **READING_COMMANDS}.items():
+for _name, _command in {**DATA_COMMANDS, **READING_COMMANDS, **MEMORY_COMMANDS}.items():
     app.command(_name)(_command)
 
 
