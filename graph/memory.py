@@ -28,7 +28,7 @@ from graph.commands import apikeys, artifacts, correct, episodes, holds, merge, 
 from graph.commands import remember as remembering
 from graph.commands.spaces import Space
 from graph.domain.actor import Actor
-from graph.domain.errors import ValidationFailed
+from graph.domain.errors import EngramError, ValidationFailed
 from graph.domain.inputs import parse
 from graph.domain.model import (
     Artifact,
@@ -300,10 +300,21 @@ class Memory(MemoryAdmin):
         actor: Actor,
         space: str,
         items: Sequence[remembering.RememberInput | Mapping[str, Any]],
+        *,
+        field: str | None = None,
     ) -> list[Claim]:
-        """Create or revise claims in one transaction: all of them or none."""
+        """Create or revise claims in one transaction: all of them or none. With `field`, an
+        item's invalid input names its place (`inputs[3].value.name`)."""
         actor.check_write(space)
-        parsed = [_as(remembering.RememberInput, item) for item in items]
+        parsed = []
+        for index, item in enumerate(items):
+            try:
+                parsed.append(_as(remembering.RememberInput, item))
+                remembering.validate(parsed[-1])
+            except EngramError as failure:
+                if field is None:
+                    raise
+                raise failure.at(f"{field}[{index}]") from None
         return await remembering.remember(self.graph, space, parsed, actor=actor)
 
     async def correct(

@@ -108,3 +108,28 @@ async def test_input_errors_are_typed_and_write_nothing(
     assert unknown_space["openEpisode"]["errors"] == [{"code": "NOT_FOUND", "field": "space"}]
     assert await count(graph, "Claim") == 0
     assert await count(graph, "Episode") == 0
+
+
+async def test_a_batch_names_the_item_whose_input_is_wrong_and_writes_nothing(
+    client: httpx.AsyncClient, graph: Graph
+) -> None:
+    await call(client, 'mutation { createSpace(name: "alice") { errors { code } } }')
+    refused = await call(
+        client,
+        """mutation { rememberMany(space: "alice", inputs: [
+             {key: "pref:ui:theme", value: {value: "dark"}, evidence: [{observationId: "o"}]},
+             {key: "pref:ui:font", value: {size: 12}, evidence: [{observationId: "o"}]},
+             {key: "pref:ui:lang", value: {value: "en"}, evidence: []}])
+             { claims { id } errors { code field message } } }""",
+    )
+    assert refused["rememberMany"] == {
+        "claims": [],
+        "errors": [
+            {
+                "code": "VALIDATION",
+                "field": "inputs[1].value.value",
+                "message": "a preference value needs 'value'",
+            }
+        ],
+    }
+    assert await count(graph, "Claim") == 0

@@ -77,7 +77,7 @@ class Mutation:
         if len(inputs) > 1000:
             raise ValidationFailed("at most 1000 claims per call", field="inputs")
         items = [command_data(i) for i in inputs]
-        done = await info.context.memory.remember(info.context.actor, space, items)
+        done = await info.context.memory.remember(info.context.actor, space, items, field="inputs")
         view = await _result_view(info, space, done)
         return ClaimsPayload(claims=[Claim.of(c, view) for c in done])
 

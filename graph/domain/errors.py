@@ -38,6 +38,12 @@ class EngramError(Exception):
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.code}: {self.message!r}, field={self.field!r})"
 
+    def at(self, path: str) -> EngramError:
+        """The same failure, its field named from `path` (`items[3]` + `subject.name`)."""
+        moved = type(self)(self.message, field=f"{path}.{self.field}" if self.field else path)
+        moved.__cause__ = self
+        return moved
+
 
 class NotFound(EngramError):
     code = ErrorCode.NOT_FOUND
