@@ -54,7 +54,6 @@ from graph.meaning.embeddings import Embedder, embed_pending
 from graph.store.db import UNAVAILABLE, Graph, Neo4jTarget, connect
 from graph.store.migrate import migrate, pending
 from graph.store.neomodel_bridge import (
-    bind_context_database,
     neomodel_database,
     neomodel_driver_is,
     release_driver,
@@ -205,7 +204,6 @@ class Authentication:
             await response(scope, receive, send)
             return
         scope.setdefault("state", {})["principal"] = principal
-        bind_context_database(scope["app"].state.graph)
         await self.app(scope, receive, send)
 
     async def _principal(self, scope: Scope) -> Actor | None:
@@ -214,7 +212,6 @@ class Authentication:
         presented = _presented_key(scope)
         if not presented:
             return None
-        bind_context_database(scope["app"].state.graph)
         return await authenticate(presented)
 
 
@@ -257,6 +254,8 @@ def create_app(
         try:
             await graph.driver.verify_connectivity()
             waiting = await pending(graph)
+            shares_driver = neomodel_driver_is(graph)
+            neomodel_db = await neomodel_database(graph)
         except SetupError as failure:
             return JSONResponse({"status": "unready", "reason": str(failure)}, status_code=503)
         except Exception as failure:
@@ -270,14 +269,13 @@ def create_app(
                 {"status": "unready", "reason": "pending migrations", "pending": names},
                 status_code=503,
             )
-        bind_context_database(graph)
         return JSONResponse(
             {
                 "status": "ready",
                 "database": graph.database,
                 "neomodel": {
-                    "sharesDriver": neomodel_driver_is(graph),
-                    "database": neomodel_database(),
+                    "sharesDriver": shares_driver,
+                    "database": neomodel_db,
                 },
             }
         )
