@@ -8,6 +8,8 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import io
+import json
+from pathlib import Path
 
 from neomodel import adb, get_config
 
@@ -23,10 +25,15 @@ from graph.commands.apikeys import (
 from graph.commands.spaces import create_space, list_spaces
 from graph.domain.actor import Actor
 from graph.domain.model import Privacy
+from graph.erasure.forget import ForgetInput, forget
+from graph.erasure.selectors import Selector, SelectorKind
+from graph.jobs.backup import backup
+from graph.jobs.restore import restore
 from graph.store.db import Graph
 from graph.store.migrate import MigrationRecord
 from graph.store.neomodel_bridge import (
     DATABASE_NAME,
+    bound_graph,
     in_neomodel,
     neomodel_database,
     neomodel_driver_is,
@@ -35,6 +42,7 @@ from graph.store.neomodel_bridge import (
 
 OPERATOR = Actor.operator("test")
 
+MARKED = "MATCH (s:Space) WHERE s.grantsToWithdraw IS NOT NULL RETURN s"
 CONSTRAINTS = "SHOW CONSTRAINTS YIELD name, labelsOrTypes, properties RETURN * ORDER BY name"
 
 
@@ -98,7 +106,7 @@ async def test_a_forgotten_name_is_taken_again_only_after_its_grants_are_withdra
     ]
     actor = await authenticate(issued.secret)
     assert actor is not None and sorted(actor.grants) == ["bob"]
-    assert await graph.read("MATCH (s:Space) WHERE s.grantsToWithdraw IS NOT NULL RETURN s") == []
+    assert await graph.read(MARKED) == []
 
 
 async def test_concurrent_withdrawals_and_a_revoke_lose_none_of_their_changes(
@@ -113,3 +121,32 @@ async def test_concurrent_withdrawals_and_a_revoke_lose_none_of_their_changes(
     assert changed == [True, 1, 1, 1, 1, 1, 1]
     assert [(k["grants"], k["revoked"]) for k in await list_keys()] == [([], True)]
     assert await withdraw_space_grants(graph, "s0") == 0
+
+
+async def test_a_restore_withdraws_again_the_grants_of_a_space_forgotten_after_its_backup(
+    graph: Graph, restored: Graph, tmp_path: Path
+) -> None:
+    await share_driver(graph)
+    await create_space(graph, "alice", "", actor=OPERATOR)
+    issued = await create_key("k", [Grant("alice", Privacy.NORMAL), Grant("bob", Privacy.NORMAL)])
+    await backup(graph, tmp_path / "b.zip", blob_root=tmp_path)
+    await forget(
+        graph,
+        "alice",
+        ForgetInput(selector=Selector(kind=SelectorKind.SPACE), reason="closed"),
+        actor=OPERATOR,
+        blob_root=tmp_path,
+    )
+    try:
+        await restore(restored, tmp_path / "b.zip", blob_root=tmp_path / "r", ledger=graph)
+        # neomodel has one driver per process: the restore's withdrawal bound it to the target.
+        assert bound_graph() is restored
+    finally:
+        await share_driver(graph)
+    rows = await restored.read(
+        "MATCH (k:ApiKey {keyId: $id}) RETURN k.grants AS grants", id=issued.key_id
+    )
+    assert [json.loads(row["grants"]) for row in rows] == [
+        [{"space": "bob", "tier": "normal", "write": False, "legal": False}]
+    ]
+    assert await restored.read(MARKED) == []
