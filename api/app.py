@@ -204,7 +204,6 @@ class Authentication:
             await response(scope, receive, send)
             return
         scope.setdefault("state", {})["principal"] = principal
-        scope["app"].state.memory.bind_context()
         await self.app(scope, receive, send)
 
     async def _principal(self, scope: Scope) -> Actor | None:
@@ -214,7 +213,6 @@ class Authentication:
         if not presented:
             return None
         memory: Memory = scope["app"].state.memory
-        memory.bind_context()
         return await memory.authenticate(presented)
 
 

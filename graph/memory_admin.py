@@ -22,7 +22,7 @@ from graph.jobs import restore as restores
 from graph.meaning.embeddings import Embedder, count_pending, embed_pending
 from graph.store import migrate as migrations
 from graph.store.db import Graph
-from graph.store.neomodel_bridge import bind_context_database, neomodel_database, neomodel_driver_is
+from graph.store.neomodel_bridge import neomodel_database, neomodel_driver_is
 from graph.store.settings import Settings
 
 Phases = Callable[[str, int, int], None]
@@ -47,10 +47,6 @@ class MemoryAdmin:
         self.settings = settings
         self.embedder = embedder or Embedder()
 
-    def bind_context(self) -> None:
-        """Make neomodel use this memory's database in the current request or task."""
-        bind_context_database(self.graph)
-
     async def migrate(self) -> list[migrations.Migration]:
         """Apply pending migrations, in order; what was applied."""
         return await migrations.migrate(self.graph)
@@ -59,12 +55,11 @@ class MemoryAdmin:
         """Neo4j answers (else `Neo4jUnavailable`) and which migrations are still pending."""
         await self.graph.driver.verify_connectivity()
         waiting = await migrations.pending(self.graph)
-        self.bind_context()
         return Readiness(
             pending=[m.name for m in waiting],
             database=self.graph.database,
             neomodel_shares_driver=neomodel_driver_is(self.graph),
-            neomodel_database=neomodel_database(),
+            neomodel_database=await neomodel_database(self.graph),
         )
 
     async def drain_purges(self) -> None:

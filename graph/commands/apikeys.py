@@ -1,8 +1,16 @@
 """API keys: each grants read, or read and write, on named spaces up to a privacy tier.
 
 A key is `egk_<id>_<secret>`; Neo4j keeps the id, the SHA-256 of the secret (never the secret)
-and the grants. Keys are administrative records outside the bi-temporal memory, kept with
-neomodel on the driver the app's lifespan shares with it.
+and the grants. Keys are administrative records outside the bi-temporal memory, and this module
+is their one owner: the `ApiKey` neomodel model declares them (its unique `keyId` is the
+constraint migration V0003 installs, a test holds the two together) and every write of an
+`:ApiKey` node is a neomodel call below — including withdrawing a forgotten space's grants,
+which `purge_outbox` asks of `withdraw_space_grants` after the forget commits.
+
+neomodel runs in its own transactions (it cannot join Engram's), so a change is a
+read-modify-save in one neomodel write transaction that first takes the key's write lock
+(`LOCK_KEY`, the Cypher manual's cure for lost updates): a revoke and a withdrawal, or two
+withdrawals, never overwrite each other's change.
 
     >>> issued = await create_key("agent-7", [Grant("alice", Privacy.PRIVATE, write=True)])
     >>> issued.secret            # shown once
@@ -18,27 +26,41 @@ import re
 import secrets
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, LiteralString
 
-from neomodel import AsyncStructuredNode, DateTimeProperty, JSONProperty, StringProperty
+from neomodel import (
+    AsyncStructuredNode,
+    DateTimeProperty,
+    JSONProperty,
+    StringProperty,
+    adb,
+)
 
-from graph.commands.spaces import SPACE_NAME
-from graph.domain.actor import Actor, Grant
+from graph.domain.actor import SPACE_NAME, Actor, Grant
 from graph.domain.errors import ValidationFailed
 from graph.domain.model import Privacy
+from graph.store.db import Graph
+from graph.store.neomodel_bridge import bound_graph, in_neomodel
 
 _KEY = re.compile(r"^egk_(?P<id>[0-9a-f]{12})_(?P<secret>[A-Za-z0-9_-]{20,100})$")
 
 
 class ApiKey(AsyncStructuredNode):
     __label__ = "ApiKey"
-    key_id = StringProperty(required=True, db_property="keyId")
+    key_id = StringProperty(required=True, unique_index=True, db_property="keyId")
     secret_sha256 = StringProperty(required=True, db_property="secretSha256")
     name = StringProperty(default="", db_property="name")
     grants = JSONProperty(required=True, db_property="grants")
     created_at = DateTimeProperty(default_now=True, db_property="createdAt")
     revoked_at = DateTimeProperty(db_property="revokedAt")
 
+
+# Takes the key's write lock before it is read again, so read-modify-save is not a lost update.
+LOCK_KEY: LiteralString = """
+MATCH (k:ApiKey {keyId: $keyId})
+SET k._lock = true
+REMOVE k._lock
+"""
 
 DEV = Actor.operator("dev")
 
@@ -82,9 +104,10 @@ async def create_key(name: str, grants: list[Grant]) -> IssuedKey:
             raise ValidationFailed(f"not a space name: {grant.space!r}", field="space")
     key_id = secrets.token_hex(6)
     secret = secrets.token_urlsafe(32)
-    await ApiKey(
+    key = ApiKey(
         key_id=key_id, secret_sha256=_digest(secret), name=name, grants=_grants_json(grants)
-    ).save()
+    )
+    await in_neomodel(bound_graph(), key.save())
     return IssuedKey(key_id, f"egk_{key_id}_{secret}", grants)
 
 
@@ -93,7 +116,7 @@ async def authenticate(presented: str) -> Actor | None:
     match = _KEY.match(presented.strip())
     if match is None:
         return None
-    key = await ApiKey.nodes.get_or_none(key_id=match["id"])
+    key = await in_neomodel(bound_graph(), ApiKey.nodes.get_or_none(key_id=match["id"]))
     if key is None or key.revoked_at is not None:
         return None
     if not hmac.compare_digest(key.secret_sha256, _digest(match["secret"])):
@@ -101,17 +124,51 @@ async def authenticate(presented: str) -> Actor | None:
     return Actor(f"key:{key.key_id}:{key.name}", _grants(key.grants))
 
 
+async def _locked(key: ApiKey) -> ApiKey:
+    """`key` as it is now, its write lock held to the end of the current transaction."""
+    await adb.cypher_query(LOCK_KEY, {"keyId": key.key_id})
+    await key.refresh()
+    return key
+
+
 async def revoke_key(key_id: str) -> bool:
-    key = await ApiKey.nodes.get_or_none(key_id=key_id)
-    if key is None or key.revoked_at is not None:
-        return False
-    key.revoked_at = datetime.now(UTC)
-    await key.save()
-    return True
+    """Revoke a key from now on; False when it is unknown or revoked already."""
+
+    async def work() -> bool:
+        async with adb.write_transaction:
+            key = await ApiKey.nodes.get_or_none(key_id=key_id)
+            if key is None or (await _locked(key)).revoked_at is not None:
+                return False
+            key.revoked_at = datetime.now(UTC)
+            await key.save()
+            return True
+
+    return await in_neomodel(bound_graph(), work())
+
+
+async def withdraw_space_grants(graph: Graph, space: str) -> int:
+    """Take `space` out of every key's grants (a forgotten space's name may be taken again by a
+    new space, which the old keys must not reach); returns the keys changed. Safe to repeat."""
+
+    async def work() -> int:
+        changed = 0
+        async with adb.write_transaction:
+            for found in await ApiKey.nodes.order_by("key_id").all():
+                if not any(grant.get("space") == space for grant in found.grants):
+                    continue
+                key = await _locked(found)
+                kept = [grant for grant in key.grants if grant.get("space") != space]
+                if len(kept) != len(key.grants):
+                    key.grants = kept
+                    await key.save()
+                    changed += 1
+        return changed
+
+    return await in_neomodel(graph, work())
 
 
 async def list_keys() -> list[dict[str, Any]]:
-    keys = await ApiKey.nodes.order_by("key_id").all()
+    keys = await in_neomodel(bound_graph(), ApiKey.nodes.order_by("key_id").all())
     return [
         {
             "keyId": k.key_id,

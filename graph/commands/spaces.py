@@ -3,11 +3,18 @@
 >>> space = await create_space(graph, "alice", "Alice's memory", actor=Actor.operator("cli"))
 >>> [s.name for s in await list_spaces(graph)]
 ['alice']
+
+Spaces stay in named Cypher, not with neomodel like API keys: a space is the root of the temporal
+graph, not an administrative record beside it. Creating one ticks the recorded-time clock (its
+`recordedAt` bounds `HISTORY_UNAVAILABLE`) and writes its `AuditEvent` in the same transaction;
+forgetting one closes it (and drops its forget salt) in the forget's transaction, with the erasure
+and the tombstone. neomodel cannot write in a transaction it did not begin, so either would become
+two transactions. Its writers are this module, the erase engine (salt, close) and the purge outbox
+(grants withdrawn); `tests/test_admin_ownership.py` keeps it so.
 """
 
 from __future__ import annotations
 
-import re
 import uuid
 from dataclasses import dataclass
 from datetime import datetime
@@ -16,13 +23,12 @@ from typing import Any, LiteralString
 from neo4j import AsyncManagedTransaction
 from neo4j.exceptions import ConstraintError
 
-from graph.domain.actor import Actor
+from graph.domain.actor import SPACE_NAME, Actor
 from graph.domain.errors import Conflict, NotFound, ValidationFailed
 from graph.domain.timeutil import to_native
+from graph.erasure.purge_outbox import withdraw_forgotten_grants
 from graph.store.clock import TICK
 from graph.store.db import Graph, run
-
-SPACE_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,62}$")
 
 LIST_SPACES: LiteralString = """
 MATCH (s:Space)
@@ -37,8 +43,15 @@ WHERE s.erasedAt IS NULL
 RETURN s.id AS id, s.name AS name, s.description AS description, s.recordedAt AS recordedAt
 """
 
+# A forgotten space's old name is not free until the keys that granted it have lost the grant
+# (see erasure/engine.CLOSE_SPACE): while it is pending this creates nothing and returns no row.
 CREATE_SPACE: LiteralString = (
-    TICK
+    """
+OPTIONAL MATCH (closing:Space {grantsToWithdraw: $name})
+WITH count(closing) AS closing
+WHERE closing = 0
+"""
+    + TICK
     + """
 CREATE (s:Space {id: $id, name: $name, description: $description, recordedAt: now})
 CREATE (s)-[:HAS_AUDIT]->(:AuditEvent {
@@ -48,6 +61,10 @@ CREATE (s)-[:HAS_AUDIT]->(:AuditEvent {
 RETURN s.id AS id, s.name AS name, s.description AS description, s.recordedAt AS recordedAt
 """
 )
+
+
+class _GrantsPending(Exception):
+    """The name's old grants are still to be withdrawn (a forget's outbox not yet drained)."""
 
 
 @dataclass(frozen=True)
@@ -99,9 +116,20 @@ async def create_space(graph: Graph, name: str, description: str, *, actor: Acto
             description=description,
             actor=actor.name,
         )
+        if not rows:
+            raise _GrantsPending(name)
         return rows[0]
 
     try:
-        return _space(await graph.write_tx(work))
+        try:
+            return _space(await graph.write_tx(work))
+        except _GrantsPending:
+            await withdraw_forgotten_grants(graph)
+            return _space(await graph.write_tx(work))
+    except _GrantsPending as pending:
+        raise Conflict(
+            f"the grants of a forgotten space named {name!r} are still being withdrawn",
+            field="name",
+        ) from pending
     except ConstraintError as failure:
         raise Conflict(f"a space named {name!r} already exists", field="name") from failure

@@ -14,11 +14,15 @@ graph/ assumes an actor: the API builds one from the API key, the command line a
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from graph.domain.errors import Forbidden
 from graph.domain.model import Privacy
+
+SPACE_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,62}$")
+"""A space's name, as spaces are created and keys grant them: lowercase, 1–63 characters."""
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,9 @@
 
 Stored in Neo4j (labels and relationship types):
 
-    (:Space {id, name, description, recordedAt})
+    (:Space {id, name, description, recordedAt, forgetSalt, erasedAt, grantsToWithdraw})
+        a forgotten space is closed: renamed `forgotten-<id>`, its old name kept in
+        `grantsToWithdraw` until the API keys that granted it have lost the grant
     (:Entity {id, spaceId, key, kind, canonical, privacy, recordedAt, erasedAt})
         its names and aliases are those of its `entity:` claims, so they are bi-temporal too
     (:Claim {id, spaceId, key, revision, type, subjectId, predicate, objectId, valueJson, text,
@@ -27,9 +29,9 @@ Stored in Neo4j (labels and relationship types):
     (:Tombstone {id, spaceId, selectorKind, fingerprint, reason, actor, tier, at, watermark,
                  erasedIds, liftedJson, contentFingerprints (HMAC), countsJson})  the ledger
     (:LegalHold {id, spaceId, selectorJson, reason, actor, privacy, recordedAt, releasedAt})
-    (:ApiKey {keyId, secretSha256, name, grants, createdAt, revokedAt})  via neomodel
+    (:ApiKey {keyId, secretSha256, name, grants, createdAt, revokedAt})  neomodel's (ApiKey)
     (:Clock {name: 'recorded', now})
-    (:Migration {version, name, checksum, appliedAt})
+    (:Migration {version, name, checksum, appliedAt, durationMs})  neomodel's (MigrationRecord)
 
 Privacy tiers make lines. Every claim, entity, observation, episode, artifact, relation, merge
 and hold has a `privacy` tier; a writer at tier T works on the graph as a reader at T sees it:

@@ -1,6 +1,7 @@
-"""The purge outbox: work a forget leaves for after its commit — blob files to delete and
-forgotten spaces' nodes to sweep — labelled on the tombstones so draining it never scans the
-ledger. `engram serve`, a restore and every forget drain it; each step is safe to repeat.
+"""The purge outbox: work a forget leaves for after its commit — blob files to delete,
+forgotten spaces' grants to withdraw from API keys and their nodes to sweep — marked on the
+tombstones (or the closed space) so draining it never scans the ledger. `engram serve`, a restore
+and every forget drain it; each step is safe to repeat.
 """
 
 from __future__ import annotations
@@ -8,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import LiteralString
 
+from graph.commands.apikeys import withdraw_space_grants
 from graph.store.db import Graph
 
 # The outbox: tombstones labelled while work remains, so draining it never scans the ledger.
@@ -28,6 +30,19 @@ BLOBS_PURGED: LiteralString = """
 MATCH (t:Tombstone {id: $id})
 REMOVE t.pendingBlobs, t:PendingBlobs
 SET t.blobsPurgedAt = datetime()
+"""
+
+# A closed space keeps its old name until the keys that granted it have lost the grant.
+GRANTS_TO_WITHDRAW: LiteralString = """
+MATCH (s:Space)
+WHERE s.grantsToWithdraw IS NOT NULL
+RETURN s.id AS id, s.grantsToWithdraw AS space
+"""
+
+GRANTS_WITHDRAWN: LiteralString = """
+MATCH (s:Space {id: $id})
+WHERE s.grantsToWithdraw = $space
+REMOVE s.grantsToWithdraw
 """
 
 PENDING_SPACE_PURGES: LiteralString = """
@@ -76,8 +91,19 @@ async def purge_blobs(graph: Graph, blob_root: Path) -> int:
     return removed
 
 
+async def withdraw_forgotten_grants(graph: Graph) -> int:
+    """Take every forgotten space out of the API keys that granted it; returns the spaces."""
+    rows = await graph.read(GRANTS_TO_WITHDRAW)
+    for row in rows:
+        await withdraw_space_grants(graph, row["space"])
+        await graph.write(GRANTS_WITHDRAWN, id=row["id"], space=row["space"])
+    return len(rows)
+
+
 async def purge_spaces(graph: Graph) -> int:
-    """Physically delete the nodes of forgotten spaces (closed already at commit)."""
+    """Withdraw forgotten spaces' grants, then physically delete their nodes (closed already
+    at commit)."""
+    await withdraw_forgotten_grants(graph)
     purged = 0
     for row in await graph.read(PENDING_SPACE_PURGES):
         async with graph.driver.session(database=graph.database) as session:

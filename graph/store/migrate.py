@@ -5,8 +5,15 @@
     ['V0001__core_constraints']
 
 Each file runs in its own transaction; its ledger entry `(:Migration {version, name, checksum,
-appliedAt})` is written right after. Statements must be idempotent (`IF NOT EXISTS`): if the process
-dies between the two, the next run applies the file again. Editing an applied file is refused.
+appliedAt, durationMs})` is written right after. Statements must be idempotent (`IF NOT EXISTS`):
+if the process dies between the two, the next run applies the file again. Editing an applied file
+is refused.
+
+The ledger entries are neomodel's (`MigrationRecord`), read and written only here; the entry was
+always its own transaction, so neomodel's own transactions change no guarantee. The ledger's
+unique `version` stays the Cypher `ENSURE_LEDGER`, run before anything is read: it is the one
+constraint that must exist before the migrations that declare every other one, and neomodel would
+give it another name than the one existing databases have (a test holds the two together).
 """
 
 from __future__ import annotations
@@ -15,14 +22,22 @@ import hashlib
 import re
 import time
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from importlib import resources
 from pathlib import Path
 from typing import LiteralString
 
 from neo4j import AsyncManagedTransaction
+from neomodel import (
+    AsyncStructuredNode,
+    DateTimeNeo4jFormatProperty,
+    IntegerProperty,
+    StringProperty,
+)
 
 from graph.domain.errors import SetupError
 from graph.store.db import Graph, run
+from graph.store.neomodel_bridge import in_neomodel
 
 _FILE_NAME = re.compile(r"^V(?P<version>\d{4})__(?P<what>[a-z0-9_]+)\.cypher$")
 
@@ -30,17 +45,17 @@ ENSURE_LEDGER: LiteralString = (
     "CREATE CONSTRAINT migration_version IF NOT EXISTS "
     "FOR (m:Migration) REQUIRE m.version IS UNIQUE"
 )
-APPLIED_MIGRATIONS: LiteralString = """
-MATCH (m:Migration)
-RETURN m.version AS version, m.name AS name, m.checksum AS checksum
-ORDER BY m.version
-"""
-RECORD_MIGRATION: LiteralString = """
-MERGE (m:Migration {version: $version})
-ON CREATE SET m.name = $name, m.checksum = $checksum, m.appliedAt = datetime.statement(),
-              m.durationMs = $durationMs
-RETURN m.checksum AS checksum
-"""
+
+
+class MigrationRecord(AsyncStructuredNode):
+    """One applied migration in the ledger."""
+
+    __label__ = "Migration"
+    version = IntegerProperty(required=True, unique_index=True)
+    name = StringProperty(required=True)
+    checksum = StringProperty(required=True)
+    applied_at = DateTimeNeo4jFormatProperty(db_property="appliedAt")
+    duration_ms = IntegerProperty(db_property="durationMs")
 
 
 @dataclass(frozen=True)
@@ -82,19 +97,20 @@ def load(directory: Path | None = None) -> list[Migration]:
 async def pending(graph: Graph, directory: Path | None = None) -> list[Migration]:
     """Migrations not yet applied; raises if an applied one was edited or is unknown here."""
     await graph.write(ENSURE_LEDGER)
-    applied = {row["version"]: row for row in await graph.read(APPLIED_MIGRATIONS)}
+    records = await in_neomodel(graph, MigrationRecord.nodes.order_by("version").all())
+    applied = {record.version: record for record in records}
     known = load(directory)
     by_version = {m.version: m for m in known}
-    for version, row in applied.items():
+    for version, record in applied.items():
         migration = by_version.get(version)
         if migration is None:
             raise SetupError(
-                f"the database has migration {row['name']} that this Engram does not ship; "
+                f"the database has migration {record.name} that this Engram does not ship; "
                 "run a newer Engram against it"
             )
-        if migration.checksum != row["checksum"]:
+        if migration.checksum != record.checksum:
             raise SetupError(
-                f"migration {migration.name} was applied with checksum {row['checksum'][:12]}… "
+                f"migration {migration.name} was applied with checksum {record.checksum[:12]}… "
                 f"but the file now has {migration.checksum[:12]}…; an applied migration must "
                 "never be edited — add a new migration instead"
             )
@@ -117,14 +133,19 @@ async def migrate(graph: Graph, directory: Path | None = None) -> list[Migration
             await graph.write_tx(apply)
         except Exception as failure:
             raise SetupError(f"migration {migration.name} failed: {failure}") from failure
-        rows = await graph.write(
-            RECORD_MIGRATION,
-            version=migration.version,
-            name=migration.name,
-            checksum=migration.checksum,
-            durationMs=round((time.perf_counter() - started) * 1000),
+        entry = {
+            "version": migration.version,
+            "name": migration.name,
+            "checksum": migration.checksum,
+            "applied_at": datetime.now(UTC),
+            "duration_ms": round((time.perf_counter() - started) * 1000),
+        }
+        # A MERGE on the version alone: a concurrent runner's entry is found, not duplicated.
+        recorded = await in_neomodel(
+            graph,
+            MigrationRecord.nodes.bulk_get_or_create(entry, merge_by={"keys": ["version"]}),
         )
-        if rows[0]["checksum"] != migration.checksum:
+        if recorded[0].checksum != migration.checksum:
             raise SetupError(
                 f"migration {migration.name} was recorded concurrently with other text"
             )
