@@ -23,12 +23,11 @@ from contextlib import suppress
 from dataclasses import dataclass, replace
 from typing import LiteralString
 
-from neo4j import AsyncManagedTransaction
 from pydantic import BaseModel, ConfigDict, Field
 
 from graph.commands.audit import AuditLog
 from graph.commands.entity_refs import EntityRef
-from graph.commands.writing import WriteContext, begin_write, new_id
+from graph.commands.writing import WriteContext, new_id, run_command
 from graph.domain.actor import Actor
 from graph.domain.errors import Forgotten, LegalHold, NotFound
 from graph.domain.model import Privacy
@@ -73,9 +72,9 @@ class HoldInput(BaseModel):
 async def set_legal_hold(graph: Graph, space: str, hold: HoldInput, *, actor: Actor) -> str:
     """Place a hold; returns its id. The selector must select something that exists."""
 
-    async def work(tx: AsyncManagedTransaction) -> str:
-        actor.check_legal(space)
-        ctx = await begin_write(tx, space, actor)
+    actor.check_legal(space)
+
+    async def work(ctx: WriteContext) -> str:
         selection = await select(ctx, hold.selector)
         selector = hold.selector
         if selection.subject_id is not None:
@@ -91,13 +90,13 @@ async def set_legal_hold(graph: Graph, space: str, hold: HoldInput, *, actor: Ac
             "reason": hold.reason,
             "actor": ctx.actor,
         }
-        await run(tx, CREATE_HOLD, props=props, now=ctx.now)
+        await run(ctx.tx, CREATE_HOLD, props=props, now=ctx.now)
         audit = AuditLog()
         audit.add("setLegalHold", [hold_id], detail=hold.selector.kind.value)
         await audit.write(ctx)
         return hold_id
 
-    return await graph.write_tx(work)
+    return await run_command(graph, space, actor, work)
 
 
 async def release_legal_hold(
@@ -105,11 +104,11 @@ async def release_legal_hold(
 ) -> bool:
     """Release a hold from now on; False when it was released already."""
 
-    async def work(tx: AsyncManagedTransaction) -> bool:
-        actor.check_legal(space)
-        ctx = await begin_write(tx, space, actor)
+    actor.check_legal(space)
+
+    async def work(ctx: WriteContext) -> bool:
         rows = await run(
-            tx,
+            ctx.tx,
             RELEASE_HOLD,
             id=hold_id,
             spaceId=ctx.space_id,
@@ -126,7 +125,7 @@ async def release_legal_hold(
         await audit.write(ctx)
         return True
 
-    return await graph.write_tx(work)
+    return await run_command(graph, space, actor, work)
 
 
 @dataclass(frozen=True)
