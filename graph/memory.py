@@ -286,8 +286,18 @@ class Memory(MemoryAdmin):
         """The view as JSONL in the import format, or as a Markdown document to read."""
         return await exporting.export_space(self.graph, view, export_format)
 
-    async def context(self, view: View, *, budget_bytes: int = DEFAULT_BUDGET) -> ContextSnapshot:
-        return await snapshot.context_snapshot(self.graph, view, budget_bytes=budget_bytes)
+    async def context(
+        self, view: View, *, budget_bytes: int = DEFAULT_BUDGET, about: EntityRef | None = None
+    ) -> ContextSnapshot:
+        """The prompt snapshot under `budget_bytes`; with `about`, that entity's current facts."""
+        subject = None
+        if isinstance(about, str):
+            subject = await resources.get_entity(self.graph, view, entity_id=about)
+        elif about is not None:
+            subject = await self.find_entity(view, about)
+        return await snapshot.context_snapshot(
+            self.graph, view, budget_bytes=budget_bytes, about=subject
+        )
 
     # -- commands: each checks the actor's grant first and again inside its transaction ------
 

@@ -268,18 +268,26 @@ class Query:
 
         return await _query(work)
 
-    @strawberry.field(description="The core snapshot for a prompt, never over budgetBytes.")
+    @strawberry.field(
+        description="The core snapshot for a prompt, never over budgetBytes; with `about`, "
+        "that entity's current facts too."
+    )
     async def context(
         self,
         info: EngramInfo,
         space: str,
         budget_bytes: int = DEFAULT_BUDGET,
+        about: EntityRefInput | None = None,
         as_of: datetime | None = None,
         known_at: datetime | None = None,
     ) -> ContextSnapshot:
         async def work() -> ContextSnapshot:
             view = await info.context.view(space, as_of, known_at)
-            snap = await info.context.memory.context(view, budget_bytes=budget_bytes)
+            snap = await info.context.memory.context(
+                view,
+                budget_bytes=budget_bytes,
+                about=command_data(about) if about is not None else None,
+            )
             return ContextSnapshot.of(snap)
 
         return await _query(work)

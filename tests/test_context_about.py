@@ -1,0 +1,56 @@
+"""`context(about: …)`: the snapshot an agent puts in its prompt carries the subject's current
+facts, named as of the view, right after the profile — and nothing that ended or was superseded."""
+
+from __future__ import annotations
+
+from graph.domain.actor import Actor
+from graph.meaning.embeddings import Embedder
+from graph.memory import Memory
+from graph.store.db import Graph
+from graph.store.settings import Settings
+from tests.story import day, new_story
+
+OPERATOR = Actor.operator("test")
+
+
+async def test_context_about_an_entity_carries_its_current_facts_by_name(
+    graph: Graph, test_settings: Settings, embedder: Embedder
+) -> None:
+    story = await new_story(graph)
+    await story.entity("entity:person:alice", "Alice")
+    await story.entity("entity:org:acme", "Acme Global")
+    await story.entity("entity:org:initech", "Initech")
+    said = await story.say("I'm Alice, I used to be at Initech and now work at Acme", at=day(1))
+    await story.remember(said, key="profile:user:name", value={"value": "Alice"})
+    await story.remember(said, key="pref:ui:theme", value={"value": "dark"})
+    for org, start, end in (("initech", day(-400), day(-30)), ("acme", day(-30), None)):
+        await story.remember(
+            said,
+            type="fact",
+            subject={"key": "entity:person:alice"},
+            predicate="WORKS_AT",
+            object={"key": f"entity:org:{org}"},
+            valid_from=start,
+            valid_to=end,
+        )
+    memory = Memory(graph, test_settings, embedder)
+    view = await memory.view(OPERATOR, "alice", as_of=day(2))
+
+    plain = await memory.context(view)
+    about = await memory.context(view, about={"name": "Alice"})
+
+    assert (
+        plain.text == "[profile:profile:user:name] value: Alice\n[pref:pref:ui:theme] value: dark"
+    )
+    assert about.text.splitlines() == [
+        "[profile:profile:user:name] value: Alice",
+        "[fact:fact:person/alice:WORKS_AT:org/acme] Alice WORKS_AT Acme Global",
+        "[pref:pref:ui:theme] value: dark",
+    ]
+    assert about.keys == [
+        "profile:user:name",
+        "fact:person/alice:WORKS_AT:org/acme",
+        "pref:ui:theme",
+    ]
+    tight = await memory.context(view, about={"key": "entity:person:alice"}, budget_bytes=60)
+    assert (tight.text, tight.omitted) == ("[profile:profile:user:name] value: Alice", 2)
