@@ -66,7 +66,6 @@ from graph.store.db import UNAVAILABLE, Graph, Neo4jTarget, connect, query_count
 from graph.store.local.server import LocalNeo4j
 from graph.store.migrate import Migration
 from graph.store.neomodel_bridge import (
-    release_driver,
     share_driver,
 )
 from graph.store.settings import Settings, get_settings
@@ -134,16 +133,6 @@ class Memory(MemoryAdmin):
             raise
         return cls(graph, settings, embedder or Embedder(threads=embed_threads))
 
-    async def close(self) -> None:
-        await release_driver()
-        await self.graph.close()
-
-    async def __aenter__(self) -> Memory:
-        return self
-
-    async def __aexit__(self, *_: object) -> None:
-        await self.close()
-
     # -- who asks ----------------------------------------------------------------------------
 
     async def authenticate(self, presented: str) -> Actor | None:
@@ -180,10 +169,6 @@ class Memory(MemoryAdmin):
     async def spaces(self, actor: Actor) -> list[Space]:
         """The spaces the actor may read, by name."""
         return [s for s in await spaces.list_spaces(self.graph) if actor.sees_space(s.name)]
-
-    async def all_spaces(self) -> list[Space]:
-        """Every space (operators only: the command line)."""
-        return await spaces.list_spaces(self.graph)
 
     async def entity(
         self, view: View, *, entity_id: str | None = None, key: str | None = None

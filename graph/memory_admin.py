@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 from graph.commands import apikeys, spaces
 from graph.domain.actor import Actor, Grant
@@ -22,7 +22,7 @@ from graph.jobs import restore as restores
 from graph.meaning.embeddings import Embedder, count_pending, embed_pending
 from graph.store import migrate as migrations
 from graph.store.db import Graph
-from graph.store.neomodel_bridge import neomodel_database, neomodel_driver_is
+from graph.store.neomodel_bridge import neomodel_database, neomodel_driver_is, release_driver
 from graph.store.settings import Settings
 
 Phases = Callable[[str, int, int], None]
@@ -46,6 +46,17 @@ class MemoryAdmin:
         self.graph = graph
         self.settings = settings
         self.embedder = embedder or Embedder()
+
+    async def close(self) -> None:
+        """Hand the driver back from neomodel and close it."""
+        await release_driver()
+        await self.graph.close()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, *_: object) -> None:
+        await self.close()
 
     async def migrate(self) -> list[migrations.Migration]:
         """Apply pending migrations, in order; what was applied."""
