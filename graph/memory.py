@@ -64,6 +64,7 @@ from graph.reads import browser_guide, listing, resources, search, snapshot, tra
 from graph.reads.visibility import View
 from graph.store.db import UNAVAILABLE, Graph, Neo4jTarget, connect, query_count, resolve_target
 from graph.store.local.server import LocalNeo4j
+from graph.store.local.webjars import GraphiQLAssets, graphiql_assets
 from graph.store.migrate import Migration
 from graph.store.neomodel_bridge import (
     release_driver,
@@ -75,6 +76,7 @@ __all__ = [
     "DEV_ACTOR",
     "UNAVAILABLE",
     "ExportFormat",
+    "GraphiQLAssets",
     "LocalNeo4j",
     "Memory",
     "Migration",
@@ -86,6 +88,7 @@ __all__ = [
     "browser_guide",
     "check_archive",
     "get_settings",
+    "graphiql_assets",
     "parse_policies",
     "query_count",
     "resolve_target",
