@@ -26,23 +26,35 @@ ASSETS_PATH = "/graphiql/assets"
 """Where GraphiQL's scripts and stylesheet are served; outside /graphql, so no key is asked."""
 
 EXAMPLE_QUERY = """\
-# Engram's GraphQL API. Run a query with Ctrl-Enter (or the play button).
+# Engram's GraphQL API: run with Ctrl-Enter or ▶.
 #
-# This dev-mode server asks for no API key. Outside dev mode every request to /graphql
-# carries one, as a header: in "Headers" below that is
-#   {"Authorization": "Bearer egk_…"}      or      {"X-API-Key": "egk_…"}
-# (`engram keys create --space alice --tier normal` prints a key, once).
+# This dev-mode server asks for no API key.
+# Outside dev mode every request to /graphql
+# carries one as a header; in "Headers" below:
+#   {"Authorization": "Bearer egk_…"}
+# or
+#   {"X-API-Key": "egk_…"}
+# `engram keys create --space alice` prints one.
 #
-# No space yet? mutation { createSpace(name: "alice") { space { name } errors { code } } }
+# No space yet? Create one:
+#   mutation {
+#     createSpace(name: "alice") { space { name } }
+#   }
 
-# What does Alice's memory hold about where she works, and why?
+# Where does Alice work, on what evidence,
+# and who is she connected to?
 {
-  search(space: "alice", query: "where does alice work", first: 5) {
+  search(space: "alice", query: "where does alice work",
+         first: 5) {
     score
     sources
-    claim { key text validFrom validTo evidence { kind text observedAt } }
+    claim {
+      key text validFrom validTo
+      evidence { kind text observedAt }
+    }
   }
-  related(space: "alice", entity: {key: "entity:person:alice"}, hops: 2) {
+  related(space: "alice",
+          entity: {key: "entity:person:alice"}, hops: 2) {
     nodes { distance entity { key name } }
     relations { type from { name } to { name } validFrom validTo }
   }

@@ -6,10 +6,12 @@ import base64
 import hashlib
 import json
 import re
+from pathlib import Path
 
 import pytest
 
 from api.app import create_app
+from api.cli.main import _graphiql
 from api.graphiql_page import EXAMPLE_QUERY
 from graph.commands.apikeys import Grant, create_key
 from graph.domain.model import Privacy
@@ -85,7 +87,8 @@ async def test_the_page_opens_on_engrams_example_query_with_a_word_on_api_key_he
     assert json.loads(default_query) == EXAMPLE_QUERY
     assert '{"Authorization": "Bearer egk_…"}' in EXAMPLE_QUERY
     assert '{"X-API-Key": "egk_…"}' in EXAMPLE_QUERY
-    assert 'search(space: "alice", query: "where does alice work", first: 5)' in EXAMPLE_QUERY
+    assert 'search(space: "alice", query: "where does alice work",' in EXAMPLE_QUERY
+    assert 'related(space: "alice",' in EXAMPLE_QUERY
     assert "<title>Engram GraphiQL</title>" in page.text
 
 
@@ -140,3 +143,19 @@ async def test_dev_mode_without_graphiqls_assets_serves_the_api_but_no_page(
     async with running(create_app(test_settings, neo4j_target)) as client:
         assert (await client.get("/graphql", headers=HTML)).status_code == 404
         assert (await gql(client, "{ spaces { name } }"))["data"] == {"spaces": []}
+
+
+def test_serve_in_dev_mode_without_maven_goes_on_without_graphiql_and_says_why(
+    test_settings: Settings,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))  # no mvn, as in the Docker image
+    fresh = test_settings.model_copy(update={"cache_dir": tmp_path / "cache"})
+    assert _graphiql(fresh) is None
+    assert capsys.readouterr().err == (
+        "GraphiQL is off: Maven (`mvn`) is needed once to fetch GraphiQL from Maven Central; "
+        "install Maven (the GraphQL API itself needs no GraphiQL)\n"
+    )
+    assert _graphiql(test_settings.model_copy(update={"dev": False})) is None, "not asked"

@@ -18,6 +18,7 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from graph.domain.errors import SetupError
 from graph.store.local._maven import file_lock, run_maven
 
 
@@ -77,6 +78,11 @@ def graphiql_assets(cache_dir: Path) -> GraphiQLAssets:
     with file_lock(cache_dir / "maven.lock"):
         if all((target / path).is_file() for path in (*assets.scripts, *assets.stylesheets)):
             return assets
+        if shutil.which("mvn") is None:
+            raise SetupError(
+                "Maven (`mvn`) is needed once to fetch GraphiQL from Maven Central; install "
+                "Maven (the GraphQL API itself needs no GraphiQL)"
+            )
         print(
             "engram: fetching GraphiQL and React from Maven Central into ~/.m2 "
             "(first run only, about 4 MB)…",
