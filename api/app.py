@@ -7,9 +7,10 @@ mode, GraphiQL at /graphql (its assets at /graphiql/assets).
 The lifespan owns the one async driver: it connects, hands the driver to neomodel, applies
 pending migrations, and closes the driver at shutdown. `/graphql` needs an API key
 (`Authorization: Bearer egk_…` or `X-API-Key`) unless the server runs in dev mode; `/healthz`,
-`/readyz` (which says only ready or why not) and Neo4j Browser's static files (which talk to
-Neo4j with Neo4j's own password) are open. While it serves, a background worker fills in the
-claims' meaning vectors from the embedding outbox (`ENGRAM_EMBED_INTERVAL`, 0 = off).
+`/readyz` (which says only ready or why not), Neo4j Browser's static files (which talk to
+Neo4j with Neo4j's own password) and, in dev mode, GraphiQL's scripts and stylesheet are open.
+While it serves, a background worker fills in the claims' meaning vectors from the embedding
+outbox (`ENGRAM_EMBED_INTERVAL`, 0 = off).
 
 A request passes, outermost first: the timeout and access log (and 503 when Neo4j is
 unavailable), the body cap (413), the in-flight limit on /graphql (503 + Retry-After), the
