@@ -56,11 +56,11 @@ from graph.domain.errors import SetupError
 from graph.memory import (
     DEV_ACTOR,
     UNAVAILABLE,
-    GraphiQLAssets,
     Memory,
     Neo4jTarget,
     Settings,
     browser_guide,
+    webjars,
 )
 
 log = logging.getLogger("engram")
@@ -74,7 +74,7 @@ class EngramGraphQL(GraphQL[EngramContext, None]):
     """Strawberry's ASGI view with Engram's context, its JSON limits and its 503 for Neo4j down;
     its IDE is Engram's own GraphiQL page, on when `graphiql` assets are given."""
 
-    def __init__(self, schema: BaseSchema, graphiql: GraphiQLAssets | None) -> None:
+    def __init__(self, schema: BaseSchema, graphiql: webjars.GraphiQLAssets | None) -> None:
         super().__init__(schema, graphql_ide="graphiql" if graphiql is not None else None)
         self.graphiql = graphiql
 
@@ -242,7 +242,7 @@ def create_app(
     target: Neo4jTarget,
     *,
     browser_dir: Path | None = None,
-    graphiql: GraphiQLAssets | None = None,
+    graphiql: webjars.GraphiQLAssets | None = None,
     migrate_on_start: bool = True,
 ) -> Starlette:
     """The Engram ASGI app for `target`; Browser is served when `browser_dir` is given, GraphiQL

@@ -63,8 +63,8 @@ from graph.memory_admin import MemoryAdmin, Readiness
 from graph.reads import browser_guide, listing, resources, search, snapshot, traverse
 from graph.reads.visibility import View
 from graph.store.db import UNAVAILABLE, Graph, Neo4jTarget, connect, query_count, resolve_target
+from graph.store.local import webjars
 from graph.store.local.server import LocalNeo4j
-from graph.store.local.webjars import GraphiQLAssets, graphiql_assets
 from graph.store.migrate import Migration
 from graph.store.neomodel_bridge import (
     release_driver,
@@ -76,7 +76,6 @@ __all__ = [
     "DEV_ACTOR",
     "UNAVAILABLE",
     "ExportFormat",
-    "GraphiQLAssets",
     "LocalNeo4j",
     "Memory",
     "Migration",
@@ -88,10 +87,10 @@ __all__ = [
     "browser_guide",
     "check_archive",
     "get_settings",
-    "graphiql_assets",
     "parse_policies",
     "query_count",
     "resolve_target",
+    "webjars",
 ]
 
 M = TypeVar("M", bound=BaseModel)

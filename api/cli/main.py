@@ -33,7 +33,6 @@ from api.cli.export_commands import COMMANDS as READING_COMMANDS
 from api.cli.memory_commands import COMMANDS as MEMORY_COMMANDS
 from graph.domain.errors import EngramError, SetupError
 from graph.memory import (
-    GraphiQLAssets,
     LocalNeo4j,
     Memory,
     Migration,
@@ -41,8 +40,8 @@ from graph.memory import (
     Settings,
     browser_guide,
     get_settings,
-    graphiql_assets,
     resolve_target,
+    webjars,
 )
 
 T = TypeVar("T")
@@ -163,13 +162,13 @@ def _serve(settings: Settings, target: Neo4jTarget, local: LocalNeo4j) -> None:
     )
 
 
-def _graphiql(settings: Settings) -> GraphiQLAssets | None:
+def _graphiql(settings: Settings) -> webjars.GraphiQLAssets | None:
     """GraphiQL's assets in dev mode (fetched on first use); without Maven (as in the Docker
     image) dev mode goes on without GraphiQL and says why."""
     if not settings.dev:
         return None
     try:
-        return graphiql_assets(settings.cache_dir)
+        return webjars.graphiql_assets(settings.cache_dir)
     except SetupError as failure:
         err.print(f"[yellow]GraphiQL is off[/]: {failure}")
         return None
