@@ -1,4 +1,5 @@
-"""The Starlette application: /graphql, /healthz, /readyz and Neo4j Browser at /browser.
+"""The Starlette application: /graphql, /healthz, /readyz, Neo4j Browser at /browser and, in dev
+mode, GraphiQL at /graphql (its assets at /graphiql/assets).
 
     >>> app = create_app(settings, resolve_target(settings))
     >>> uvicorn.run(app)
@@ -6,9 +7,10 @@
 The lifespan owns the one async driver: it connects, hands the driver to neomodel, applies
 pending migrations, and closes the driver at shutdown. `/graphql` needs an API key
 (`Authorization: Bearer egk_…` or `X-API-Key`) unless the server runs in dev mode; `/healthz`,
-`/readyz` (which says only ready or why not) and Neo4j Browser's static files (which talk to
-Neo4j with Neo4j's own password) are open. While it serves, a background worker fills in the
-claims' meaning vectors from the embedding outbox (`ENGRAM_EMBED_INTERVAL`, 0 = off).
+`/readyz` (which says only ready or why not), Neo4j Browser's static files (which talk to
+Neo4j with Neo4j's own password) and, in dev mode, GraphiQL's scripts and stylesheet are open.
+While it serves, a background worker fills in the claims' meaning vectors from the embedding
+outbox (`ENGRAM_EMBED_INTERVAL`, 0 = off).
 
 A request passes, outermost first: the timeout and access log (and 503 when Neo4j is
 unavailable), the body cap (413), the in-flight limit on /graphql (503 + Retry-After), the
@@ -39,9 +41,11 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocket
 from strawberry.asgi import GraphQL
 from strawberry.http import GraphQLHTTPResponse, GraphQLRequestData
+from strawberry.schema import BaseSchema
 from strawberry.types import ExecutionResult
 
 from api.browser_guide_page import guide_routes
+from api.graphiql_page import graphiql_response, graphiql_routes
 from api.graphql.error_types import neo4j_unavailable
 from api.graphql.request_body import PayloadRefused, check_body_is_an_object, decode_request_json
 from api.graphql.request_context import EngramContext
@@ -49,7 +53,15 @@ from api.graphql.schema import build_schema
 from api.guards import BodyLimit, InFlightLimit
 from graph.domain.actor import Actor
 from graph.domain.errors import SetupError
-from graph.memory import DEV_ACTOR, UNAVAILABLE, Memory, Neo4jTarget, Settings, browser_guide
+from graph.memory import (
+    DEV_ACTOR,
+    UNAVAILABLE,
+    Memory,
+    Neo4jTarget,
+    Settings,
+    browser_guide,
+    webjars,
+)
 
 log = logging.getLogger("engram")
 access_log = logging.getLogger("engram.access")
@@ -59,7 +71,16 @@ RETRY_AFTER_UNAVAILABLE = 5
 
 
 class EngramGraphQL(GraphQL[EngramContext, None]):
-    """Strawberry's ASGI view with Engram's context, its JSON limits and its 503 for Neo4j down."""
+    """Strawberry's ASGI view with Engram's context, its JSON limits and its 503 for Neo4j down;
+    its IDE is Engram's own GraphiQL page, on when `graphiql` assets are given."""
+
+    def __init__(self, schema: BaseSchema, graphiql: webjars.GraphiQLAssets | None) -> None:
+        super().__init__(schema, graphql_ide="graphiql" if graphiql is not None else None)
+        self.graphiql = graphiql
+
+    async def render_graphql_ide(self, request: Request) -> Response:
+        assert self.graphiql is not None  # Strawberry asks only when graphql_ide is set
+        return graphiql_response(self.graphiql)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         try:
@@ -221,9 +242,11 @@ def create_app(
     target: Neo4jTarget,
     *,
     browser_dir: Path | None = None,
+    graphiql: webjars.GraphiQLAssets | None = None,
     migrate_on_start: bool = True,
 ) -> Starlette:
-    """The Engram ASGI app for `target`; Browser is served when `browser_dir` is given."""
+    """The Engram ASGI app for `target`; Browser is served when `browser_dir` is given, GraphiQL
+    in dev mode when its `graphiql` assets are given."""
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -288,8 +311,10 @@ def create_app(
     routes: list[Route | Mount] = [
         Route("/healthz", healthz),
         Route("/readyz", readyz),
-        Route("/graphql", EngramGraphQL(schema, graphql_ide="graphiql" if settings.dev else None)),
+        Route("/graphql", EngramGraphQL(schema, graphiql if settings.dev else None)),
     ]
+    if settings.dev and graphiql is not None:
+        routes.extend(graphiql_routes(graphiql))
     if browser_dir is not None:
         routes.append(Route("/browser", browser_redirect))
         routes.extend(guide_routes())

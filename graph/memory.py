@@ -63,6 +63,7 @@ from graph.memory_admin import MemoryAdmin, Readiness
 from graph.reads import browser_guide, listing, resources, search, snapshot, traverse
 from graph.reads.visibility import View
 from graph.store.db import UNAVAILABLE, Graph, Neo4jTarget, connect, query_count, resolve_target
+from graph.store.local import webjars
 from graph.store.local.server import LocalNeo4j
 from graph.store.migrate import Migration
 from graph.store.neomodel_bridge import (
@@ -88,6 +89,7 @@ __all__ = [
     "parse_policies",
     "query_count",
     "resolve_target",
+    "webjars",
 ]
 
 M = TypeVar("M", bound=BaseModel)

@@ -7,8 +7,6 @@ from pathlib import Path
 import pytest
 
 from api.app import create_app
-from graph.commands.apikeys import Grant, create_key
-from graph.domain.model import Privacy
 from graph.store.db import Graph, Neo4jTarget
 from graph.store.local.server import LocalNeo4j
 from graph.store.settings import Settings
@@ -98,20 +96,6 @@ async def test_create_space_refuses_a_bad_name_with_a_typed_error_and_writes_not
         "errors": [{"code": "VALIDATION", "field": "name"}],
     }
     assert await graph.read("MATCH (n) WHERE NOT n:Migration RETURN n") == []
-
-
-async def test_graphiql_is_served_only_in_dev_mode(
-    test_settings: Settings, neo4j_target: Neo4jTarget
-) -> None:
-    html = {"accept": "text/html"}
-    async with running(create_app(test_settings, neo4j_target)) as client:
-        assert (await client.get("/graphql", headers=html)).status_code == 200
-    production = test_settings.model_copy(update={"dev": False})
-    async with running(create_app(production, neo4j_target)) as client:
-        assert (await client.get("/graphql", headers=html)).status_code == 401
-        issued = await create_key("reader", [Grant("alice", Privacy.NORMAL)])
-        with_key = {**html, "authorization": f"Bearer {issued.secret}"}
-        assert (await client.get("/graphql", headers=with_key)).status_code == 404
 
 
 async def test_browser_is_served_preset_to_the_bolt_uri_and_user_with_the_guide_playing(

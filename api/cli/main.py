@@ -41,6 +41,7 @@ from graph.memory import (
     browser_guide,
     get_settings,
     resolve_target,
+    webjars,
 )
 
 T = TypeVar("T")
@@ -125,6 +126,7 @@ def _serve(settings: Settings, target: Neo4jTarget, local: LocalNeo4j) -> None:
     for migration in asyncio.run(_connect_and_migrate(settings, target)):
         out.print(f"applied {migration.name}")
     browser_dir = local.browser_dir() if settings.browser else None
+    graphiql = _graphiql(settings)
     base = f"http://{settings.host}:{settings.port}"
     if target.local is not None:
         how = "started" if target.local.started_here else "found running"
@@ -134,12 +136,13 @@ def _serve(settings: Settings, target: Neo4jTarget, local: LocalNeo4j) -> None:
         )
     else:
         out.print(f"Neo4j at {target.uri} (database {target.database})")
-    out.print(f"GraphQL  {base}/graphql" + ("  (GraphiQL on)" if settings.dev else ""))
+    out.print(f"GraphQL  {base}/graphql" + ("  (GraphiQL on)" if graphiql else ""))
     if browser_dir is not None:
         origin = browser_guide.guide_origin(settings.host, settings.port)
         out.print(f"Browser  {browser_url(target, origin)}")
     out.print(
-        "[bold yellow]dev mode[/]: GraphiQL and introspection are on"
+        "[bold yellow]dev mode[/]: "
+        + ("GraphiQL and introspection are on" if graphiql else "introspection is on")
         if settings.dev
         else "production mode: GraphiQL and introspection are off (use --dev locally)"
     )
@@ -151,12 +154,24 @@ def _serve(settings: Settings, target: Neo4jTarget, local: LocalNeo4j) -> None:
     engram_log.addHandler(handler)
     engram_log.setLevel(settings.log_level)  # ENGRAM_LOG_LEVEL; WARNING drops access lines
     uvicorn.run(
-        create_app(settings, target, browser_dir=browser_dir),
+        create_app(settings, target, browser_dir=browser_dir, graphiql=graphiql),
         host=settings.host,
         port=settings.port,
         log_level=settings.log_level.lower(),
         access_log=False,
     )
+
+
+def _graphiql(settings: Settings) -> webjars.GraphiQLAssets | None:
+    """GraphiQL's assets in dev mode (fetched on first use); without Maven (as in the Docker
+    image) dev mode goes on without GraphiQL and says why."""
+    if not settings.dev:
+        return None
+    try:
+        return webjars.graphiql_assets(settings.cache_dir)
+    except SetupError as failure:
+        err.print(f"[yellow]GraphiQL is off[/]: {failure}")
+        return None
 
 
 @app.command()

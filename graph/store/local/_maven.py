@@ -43,7 +43,7 @@ def _mvn() -> str:
     return mvn
 
 
-def _run_maven(args: list[str], what: str) -> None:
+def run_maven(args: list[str], what: str) -> None:
     with resources.as_file(resources.files("graph.store.local") / _POM) as pom:
         command = [_mvn(), "-B", "-q", "-f", str(pom), *args]
         done = subprocess.run(command, capture_output=True, text=True, check=False)
@@ -66,7 +66,7 @@ def neo4j_classpath(version: str, cache_dir: Path) -> str:
             file=sys.stderr,
             flush=True,
         )
-        _run_maven(
+        run_maven(
             [
                 "dependency:build-classpath",
                 f"-Dneo4j.version={version}",
@@ -86,7 +86,7 @@ def neo4j_browser(version: str, cache_dir: Path) -> Path:
         if index.is_file():
             return target / "browser"
         jar_dir = cache_dir / "jars"
-        _run_maven(
+        run_maven(
             [
                 "dependency:copy",
                 f"-Dartifact=org.neo4j.client:neo4j-browser:{version}",
