@@ -13,6 +13,7 @@ with. Either way the tools are those of `mcp_tools`.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from importlib import metadata
@@ -27,7 +28,8 @@ from pydantic import ValidationError
 from starlette.requests import Request
 from starlette.types import Receive, Scope, Send
 
-from api.agent_mcp.mcp_tools import Caller, refusal, register_tools
+from api.agent_mcp.mcp_calls import Caller, refusal
+from api.agent_mcp.mcp_tools import register_tools
 from graph.domain.actor import Actor
 from graph.domain.errors import ValidationFailed
 from graph.memory import Memory, Settings
@@ -62,12 +64,13 @@ class EngramMCP(MCPServer[Any]):
 
 
 def build_server(caller: Caller) -> EngramMCP:
-    server = EngramMCP(
-        "engram",
-        instructions=INSTRUCTIONS,
-        version=metadata.version("engramdb"),
-        log_level="WARNING",
-    )
+    root = logging.getLogger()
+    handlers, level = list(root.handlers), root.level
+    server = EngramMCP("engram", instructions=INSTRUCTIONS, version=metadata.version("engramdb"))
+    # The SDK's constructor configures the root logger (logging.basicConfig with its own
+    # handler), which would print every line of Engram's log twice; Engram configures its own.
+    root.handlers[:] = handlers
+    root.setLevel(level)
     register_tools(server, caller)
     return server
 
