@@ -271,11 +271,19 @@ async def test_an_agent_remembers_recalls_walks_corrects_and_forgets_over_http(
         )
 
 
-async def test_refusals_are_tool_errors_that_start_with_their_code(
+async def test_replays_record_nothing_again_and_refusals_start_with_their_code(
     server: str,  # noqa: F811 - the imported fixture
     keys: Keys,
 ) -> None:
     async with over_http(server, keys.agent) as session:
+        replayed = {"key": "pref:ui:font", "value": {"value": "serif"}, "idempotency_key": "f1"}
+        first = await call(
+            session, "remember", space="alice", evidence_text="Serif", items=[replayed]
+        )
+        again = await call(
+            session, "remember", space="alice", evidence_text="Serif", items=[replayed]
+        )
+        assert again == first and first[0]["revision"] == 1
         nothing = await refused(session, "history", space="alice", key="pref:ui:nothing")
         assert nothing.startswith("NOT_FOUND: no claim with key 'pref:ui:nothing' known at ")
         unknown = await refused(

@@ -46,15 +46,22 @@ async def inline_observation(
     observed_at: datetime | None,
     role: Role,
     privacy: Privacy,
+    idempotency_key: str | None = None,
 ) -> list[str]:
-    """Record `text` (in `episode_id`, or a conversation episode opened for it) and cite it."""
+    """Record `text` (in `episode_id`, or a conversation episode opened for it) and cite it.
+
+    With the call's idempotency key, a replay finds the episode and observation it recorded
+    the first time instead of recording them again."""
     if text is None:
         if episode_id is not None or observed_at is not None:
-            raise ValidationFailed("episode_id and observed_at go with evidence_text", field="")
+            raise ValidationFailed(
+                "episode_id and observed_at go with evidence_text", field="evidence_text"
+            )
         return []
+    replay = {} if idempotency_key is None else {"idempotency_key": f"{idempotency_key}/episode"}
     if episode_id is None:
-        opened = await memory.open_episode(actor, space, {"title": "mcp", "privacy": privacy})
-        episode_id = opened.id
+        opening = {"title": "mcp", "privacy": privacy, **replay}
+        episode_id = (await memory.open_episode(actor, space, opening)).id
     observation: dict[str, Any] = {
         "episode_id": episode_id,
         "content": text,
@@ -63,6 +70,8 @@ async def inline_observation(
     }
     if observed_at is not None:
         observation["observed_at"] = observed_at
+    if idempotency_key is not None:
+        observation["idempotency_key"] = f"{idempotency_key}/evidence"
     recorded = await memory.record_observation(actor, space, observation)
     return [recorded.id]
 

@@ -91,6 +91,9 @@ def register_changes(server: MCPServer, caller: Caller) -> None:
         expected_revision: Annotated[
             int | None, Field(ge=0, description="Refuse with REVISION_CONFLICT unless current.")
         ] = None,
+        idempotency_key: Annotated[
+            str | None, Field(description="A replay with the same key returns the first result.")
+        ] = None,
     ) -> CallToolResult:
         """Correct a claim, never in place: SUPERSEDE, RETRACT or DISPUTE, given by key or
         claim_id, with evidence (observation ids and/or evidence_text). Answers the revision."""
@@ -107,7 +110,15 @@ def register_changes(server: MCPServer, caller: Caller) -> None:
                 current = await _current_revision(memory, view, key)
                 target, tier = current.id, current.privacy
             cited = await inline_observation(
-                memory, actor, space, evidence_text, episode_id, observed_at, role, tier
+                memory,
+                actor,
+                space,
+                evidence_text,
+                episode_id,
+                observed_at,
+                role,
+                tier,
+                idempotency_key,
             )
             change: dict[str, Any] = {
                 "claim_id": target,
@@ -121,6 +132,7 @@ def register_changes(server: MCPServer, caller: Caller) -> None:
                 "valid_to": valid_to,
                 "confidence": confidence,
                 "expected_revision": expected_revision,
+                "idempotency_key": idempotency_key,
             }
             change |= {k: v for k, v in optional.items() if v is not None}
             if object is not None:

@@ -13,6 +13,7 @@ with. Either way the tools are those of `mcp_tools`.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -109,8 +110,27 @@ class HttpEndpoint:
 
     @asynccontextmanager
     async def running(self) -> AsyncIterator[None]:
-        async with self.sessions.run():
+        """The session manager running, in a task of its own: its anyio task group must be
+        left by the task that entered it, and a lifespan may end in another task (as in
+        pytest-asyncio's fixtures)."""
+        started, stop = asyncio.Event(), asyncio.Event()
+
+        async def run() -> None:
+            async with self.sessions.run():
+                started.set()
+                await stop.wait()
+
+        task = asyncio.create_task(run(), name="engram-mcp-sessions")
+        waiting = asyncio.create_task(started.wait())
+        await asyncio.wait({task, waiting}, return_when=asyncio.FIRST_COMPLETED)
+        waiting.cancel()
+        if task.done():
+            task.result()  # it failed to start: raise why
+        try:
             yield
+        finally:
+            stop.set()
+            await task
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         await self.sessions.handle_request(scope, receive, send)

@@ -66,14 +66,18 @@ def register_tools(server: MCPServer, caller: Caller) -> None:
         {"key": "entity:org:acme"}}; an entity: {"key": "entity:person:alice", "value":
         {"name": "Alice"}}. Evidence: give evidence_text (recorded first, then cited by every
         item) and/or observation ids per item. If the claims are refused after evidence_text was
-        recorded, the error names the observation id to cite on retry. Answers the claims."""
+        recorded, the error names the observation id to cite on retry; with an item's
+        idempotency_key, a replay records nothing again. Answers the claims."""
 
         async def work() -> object:
             memory, actor = await caller(ctx)
             actor.check_write(space)
+            for item in items:
+                item.command([])  # bad entity references refused before anything is recorded
             tier = max((Privacy[i.privacy.upper()] for i in items), default=Privacy.NORMAL)
+            replay = next((i.idempotency_key for i in items if i.idempotency_key), None)
             cited = await inline_observation(
-                memory, actor, space, evidence_text, episode_id, observed_at, role, tier
+                memory, actor, space, evidence_text, episode_id, observed_at, role, tier, replay
             )
             try:
                 claims = await memory.remember(actor, space, [i.command(cited) for i in items])
