@@ -1,11 +1,12 @@
-"""The Starlette application: /graphql, /healthz, /readyz, Neo4j Browser at /browser and, in dev
-mode, GraphiQL at /graphql (its assets at /graphiql/assets).
+"""The Starlette application: /graphql, /mcp, /healthz, /readyz, Neo4j Browser at /browser and,
+in dev mode, GraphiQL at /graphql (its assets at /graphiql/assets).
 
     >>> app = create_app(settings, resolve_target(settings))
     >>> uvicorn.run(app)
 
 The lifespan owns the one async driver: it connects, hands the driver to neomodel, applies
-pending migrations, and closes the driver at shutdown. `/graphql` needs an API key
+pending migrations, and closes the driver at shutdown. `/graphql` and `/mcp` (MCP over
+streamable HTTP, `api.agent_mcp`) need an API key
 (`Authorization: Bearer egk_…` or `X-API-Key`) unless the server runs in dev mode; `/healthz`,
 `/readyz` (which says only ready or why not), Neo4j Browser's static files (which talk to
 Neo4j with Neo4j's own password) and, in dev mode, GraphiQL's scripts and stylesheet are open.
@@ -44,6 +45,7 @@ from strawberry.http import GraphQLHTTPResponse, GraphQLRequestData
 from strawberry.schema import BaseSchema
 from strawberry.types import ExecutionResult
 
+from api.agent_mcp.mcp_server import HttpEndpoint
 from api.browser_guide_page import guide_routes
 from api.graphiql_page import graphiql_response, graphiql_routes
 from api.graphql.error_types import neo4j_unavailable
@@ -204,15 +206,15 @@ class EngramMiddleware:
 
 
 class Authentication:
-    """Who asks on /graphql: the API key's principal, or 401. Inside the in-flight limit, so a
-    flood of keyed requests waits for a turn before it costs Neo4j a key lookup."""
+    """Who asks on /graphql and /mcp: the API key's principal, or 401. Inside the in-flight
+    limit, so a flood of keyed requests waits for a turn before it costs Neo4j a key lookup."""
 
     def __init__(self, app: ASGIApp, settings: Settings) -> None:
         self.app = app
         self.settings = settings
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or not scope["path"].startswith("/graphql"):
+        if scope["type"] != "http" or not scope["path"].startswith(("/graphql", "/mcp")):
             await self.app(scope, receive, send)
             return
         principal = await self._principal(scope)
@@ -261,7 +263,7 @@ def create_app(
             # Drain the forget outbox a crash may have left (blob files, space purges).
             await memory.drain_purges()
             app.state.memory = memory
-            async with embedding_worker(memory, settings.embed_interval):
+            async with mcp.running(), embedding_worker(memory, settings.embed_interval):
                 yield
         finally:
             await memory.close()
@@ -308,10 +310,12 @@ def create_app(
         max_aliases=settings.max_aliases,
         max_tokens=settings.max_tokens,
     )
+    mcp = HttpEndpoint(settings)
     routes: list[Route | Mount] = [
         Route("/healthz", healthz),
         Route("/readyz", readyz),
         Route("/graphql", EngramGraphQL(schema, graphiql if settings.dev else None)),
+        Route("/mcp", mcp),
     ]
     if settings.dev and graphiql is not None:
         routes.extend(graphiql_routes(graphiql))

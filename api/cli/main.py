@@ -5,6 +5,7 @@
     engram neo4j start|stop|status
     engram spaces create NAME [--description TEXT] | engram spaces list
     engram schema [--write]      # print (or write) schema.graphql
+    engram mcp [--api-key KEY]   # MCP over stdio (api.cli.mcp_command)
 
 The data commands (import, embed, backup, restore, retention) live in `api.cli.data_commands`, the
 reading ones (export, explain) in `api.cli.export_commands`, `search` and `forget` in
@@ -30,6 +31,7 @@ from api.cli.admin_commands import keys_app, neo4j_app, spaces_app
 from api.cli.console import err, out, with_memory
 from api.cli.data_commands import COMMANDS as DATA_COMMANDS
 from api.cli.export_commands import COMMANDS as READING_COMMANDS
+from api.cli.mcp_command import COMMANDS as MCP_COMMANDS
 from api.cli.memory_commands import COMMANDS as MEMORY_COMMANDS
 from graph.domain.errors import EngramError, SetupError
 from graph.memory import (
@@ -200,8 +202,13 @@ def schema(
 
 
 # The data commands (import, embed, backup, restore, retention) after serve, migrate, schema;
-# then the reading ones (export, explain).
-for _name, _command in {**DATA_COMMANDS, **READING_COMMANDS, **MEMORY_COMMANDS}.items():
+# then the reading ones (export, explain, search, forget), then `mcp` (stdio).
+for _name, _command in {
+    **DATA_COMMANDS,
+    **READING_COMMANDS,
+    **MEMORY_COMMANDS,
+    **MCP_COMMANDS,
+}.items():
     app.command(_name)(_command)
 
 

@@ -1,0 +1,222 @@
+"""Engram's MCP tools: each a thin call into `graph.memory.Memory` as the caller's `Actor`.
+
+    remember  recall  context  related  explain_relation  history  correct  forget
+
+and the resource `engram://{space}/context` (the context snapshot). Answers are compact JSON
+text (`mcp_results`); an Engram error is a tool error whose text starts with its stable code
+(`NOT_FOUND: no claim with key …`), so a model can tell what to fix. What the caller's key does
+not grant is answered exactly as if it did not exist.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated
+
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ResourceError
+from mcp.types import CallToolResult
+from pydantic import Field
+
+from api.agent_mcp.mcp_arguments import AsOf, EntityArg, KnownAt, MemoryItemArg, Space
+from api.agent_mcp.mcp_calls import (
+    Caller,
+    EpisodeId,
+    EvidenceText,
+    ObservedAt,
+    SpeakerRole,
+    answer,
+    inline_observation,
+)
+from api.agent_mcp.mcp_changes import register_changes
+from api.agent_mcp.mcp_results import (
+    claims_json,
+    explanation_json,
+    hits_json,
+    neighbourhood_json,
+    snapshot_json,
+)
+from graph.domain.errors import EngramError
+from graph.domain.model import MemoryType, Privacy, Role
+from graph.domain.read_records import Direction
+from graph.memory import Memory, View
+
+
+def register_tools(server: MCPServer, caller: Caller) -> None:
+    """Add Engram's tools and its context resource to `server`."""
+
+    async def reading(
+        ctx: Context, space: str, as_of: datetime | None = None, known_at: datetime | None = None
+    ) -> tuple[Memory, View]:
+        memory, actor = await caller(ctx)
+        return memory, await memory.view(actor, space, as_of, known_at)
+
+    @server.tool(structured_output=False)
+    async def remember(
+        ctx: Context,
+        space: Space,
+        items: Annotated[list[MemoryItemArg], Field(min_length=1, max_length=100)],
+        evidence_text: EvidenceText = None,
+        episode_id: EpisodeId = None,
+        observed_at: ObservedAt = None,
+        role: SpeakerRole = Role.USER,
+    ) -> CallToolResult:
+        """Remember claims, with evidence, all in one transaction (all or none). A fact:
+        {"type": "fact", "subject": {"name": "Alice"}, "predicate": "WORKS_AT", "object":
+        {"key": "entity:org:acme"}}; an entity: {"key": "entity:person:alice", "value":
+        {"name": "Alice"}}. Evidence: give evidence_text (recorded first, then cited by every
+        item) and/or observation ids per item. If the claims are refused after evidence_text was
+        recorded, the error names the observation id to cite on retry; with an item's
+        idempotency_key, a replay records nothing again. Answers the claims."""
+
+        async def work() -> object:
+            memory, actor = await caller(ctx)
+            actor.check_write(space)
+            for item in items:
+                item.command([])  # bad entity references refused before anything is recorded
+            tier = max((Privacy[i.privacy.upper()] for i in items), default=Privacy.NORMAL)
+            replay = next((i.idempotency_key for i in items if i.idempotency_key), None)
+            cited = await inline_observation(
+                memory, actor, space, evidence_text, episode_id, observed_at, role, tier, replay
+            )
+            try:
+                claims = await memory.remember(actor, space, [i.command(cited) for i in items])
+            except EngramError as refused:
+                if cited:
+                    refused.message += f" (evidence_text was recorded as observation {cited[0]})"
+                raise
+            return await claims_json(
+                memory, await memory.written_view(actor, space, claims), claims
+            )
+
+        return await answer(work())
+
+    @server.tool(structured_output=False)
+    async def recall(
+        ctx: Context,
+        space: Space,
+        query: Annotated[str, Field(min_length=1, description="What to look for, in words.")],
+        types: Annotated[
+            list[MemoryType] | None, Field(description="Only these memory types.")
+        ] = None,
+        first: Annotated[int, Field(ge=1, le=50, description="How many hits at most.")] = 12,
+        as_of: AsOf = None,
+        known_at: KnownAt = None,
+    ) -> CallToolResult:
+        """Search memory (full text + meaning + graph proximity): the best visible claims for
+        the query, each with its subject, object, valid interval and evidence quotes."""
+
+        async def work() -> object:
+            memory, view = await reading(ctx, space, as_of, known_at)
+            hits = await memory.search(view, query, types=types, first=first)
+            return await hits_json(memory, view, hits)
+
+        return await answer(work())
+
+    @server.tool(structured_output=False)
+    async def context(
+        ctx: Context,
+        space: Space,
+        budget_bytes: Annotated[
+            int, Field(ge=256, le=65536, description="Size of the snapshot in bytes.")
+        ] = 2048,
+        as_of: AsOf = None,
+        known_at: KnownAt = None,
+    ) -> CallToolResult:
+        """The core snapshot to keep in mind about a space: profile, preferences, active goals
+        and tasks, recent decisions — as text within budget_bytes, with the keys it drew on."""
+
+        async def work() -> object:
+            memory, view = await reading(ctx, space, as_of, known_at)
+            return snapshot_json(space, await memory.context(view, budget_bytes=budget_bytes))
+
+        return await answer(work())
+
+    @server.tool(structured_output=False)
+    async def related(
+        ctx: Context,
+        space: Space,
+        entity: EntityArg,
+        hops: Annotated[int, Field(ge=1, le=4, description="How far to walk, 1–4.")] = 1,
+        relation_types: Annotated[
+            list[str] | None, Field(description='Only these relations, e.g. ["WORKS_AT"].')
+        ] = None,
+        direction: Annotated[Direction, Field(description="OUT, IN or BOTH.")] = Direction.BOTH,
+        first: Annotated[int, Field(ge=1, le=200, description="Entities at most.")] = 50,
+        as_of: AsOf = None,
+        known_at: KnownAt = None,
+    ) -> CallToolResult:
+        """The entities around one entity through visible relations, each with its hop
+        distance, and the relations between them (type, valid interval, claim key)."""
+
+        async def work() -> object:
+            memory, view = await reading(ctx, space, as_of, known_at)
+            found = await memory.related(
+                view,
+                entity.ref("entity"),
+                hops=hops,
+                relation_types=relation_types,
+                direction=direction,
+                first=first,
+            )
+            return neighbourhood_json(found)
+
+        return await answer(work())
+
+    @server.tool(structured_output=False)
+    async def explain_relation(
+        ctx: Context,
+        space: Space,
+        source: Annotated[EntityArg, Field(description="Where the paths start.")],
+        target: Annotated[EntityArg, Field(description="Where the paths end.")],
+        max_hops: Annotated[int, Field(ge=1, le=4, description="Longest path, 1–4.")] = 3,
+        first: Annotated[int, Field(ge=1, le=20, description="Paths at most.")] = 5,
+        as_of: AsOf = None,
+        known_at: KnownAt = None,
+    ) -> CallToolResult:
+        """Why two entities are connected: the shortest visible paths, each hop with its
+        relation, direction, valid interval, the claim asserting it and its evidence quotes."""
+
+        async def work() -> object:
+            memory, view = await reading(ctx, space, as_of, known_at)
+            found = await memory.explain_relation(
+                view, source.ref("source"), target.ref("target"), max_hops=max_hops, first=first
+            )
+            return await explanation_json(memory, view, found)
+
+        return await answer(work())
+
+    @server.tool(structured_output=False)
+    async def history(
+        ctx: Context,
+        space: Space,
+        key: Annotated[str, Field(description="The claim's key, e.g. pref:ui:theme.")],
+        known_at: KnownAt = None,
+    ) -> CallToolResult:
+        """Every revision of one claim, oldest first, with its valid interval, recorded
+        interval, status, reason and evidence."""
+
+        async def work() -> object:
+            memory, view = await reading(ctx, space, None, known_at)
+            return await claims_json(memory, view, await memory.claim_history(view, key))
+
+        return await answer(work())
+
+    register_changes(server, caller)
+    register_context_resource(server, caller)
+
+
+def register_context_resource(server: MCPServer, caller: Caller) -> None:
+    @server.resource(
+        "engram://{space}/context",
+        name="context",
+        description="A space's context snapshot (profile, preferences, goals, tasks, decisions).",
+        mime_type="text/plain",
+    )
+    async def context_snapshot(space: str, ctx: Context) -> str:
+        memory, actor = await caller(ctx)
+        try:
+            snapshot = await memory.context(await memory.view(actor, space))
+        except EngramError as error:
+            raise ResourceError(f"{error.code}: {error.message}") from None
+        return snapshot.text
