@@ -329,8 +329,14 @@ def test_dockerfile_copies_existing_paths_that_hold_every_package() -> None:
         assert (ROOT / source).exists(), f"COPY {source}: no such path in the repository"
         excluded = [p for p in dockerignore_patterns() if fnmatch.fnmatch(source, p)]
         assert excluded == [], f"COPY {source} is excluded by .dockerignore"
-    packages = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
-    assert {package.split(".")[0] for package in packages["packages"]} <= set(copied)
+    found = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]
+    assert set(found) == {"find"}, "packages are found by their include patterns"
+    assert {package.split(".")[0] for package in found["find"]["include"]} == {
+        "graph",
+        "api",
+        "migrations",
+    }
+    assert {"graph", "api", "migrations"} <= set(copied)
 
 
 def test_dockerignore_keeps_venv_git_and_caches_out_of_the_build_context() -> None:
