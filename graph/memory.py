@@ -24,11 +24,12 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
-from graph.commands import apikeys, artifacts, correct, episodes, holds, merge, spaces
+from graph.commands import apikeys, artifacts, correct, episodes, merge, predicate_rules, spaces
 from graph.commands import remember as remembering
 from graph.commands.spaces import Space
 from graph.domain.actor import Actor
-from graph.domain.errors import EngramError, ValidationFailed
+from graph.domain.cardinality import Cardinality
+from graph.domain.errors import ValidationFailed
 from graph.domain.inputs import parse
 from graph.domain.model import (
     Artifact,
@@ -180,16 +181,20 @@ class Memory(MemoryAdmin):
         return await resources.get_entity(self.graph, view, entity_id=entity_id, key=key)
 
     async def find_entity(self, view: View, ref: Mapping[str, str | None]) -> Entity:
-        """The entity a reference names by exactly one of id, key or (current) name."""
-        given = {k: v for k, v in ref.items() if v is not None}
+        """The entity a reference names by exactly one of id, key or name (current in the
+        view), a name perhaps with a kind."""
+        given = {k: v for k, v in ref.items() if v is not None and k != "kind"}
         if len(given) != 1 or not given.keys() <= {"id", "key", "name"}:
             raise ValidationFailed("an entity reference gives exactly one of id, key or name")
+        if ref.get("kind") is not None and "name" not in given:
+            raise ValidationFailed("kind goes with a name", field="kind")
         return await resources.find_entity(
             self.graph,
             view,
             entity_id=given.get("id"),
             key=given.get("key"),
             name=given.get("name"),
+            kind=ref.get("kind") if "name" in given else None,
         )
 
     async def entities(self, view: View, ids: list[str]) -> list[Entity | None]:
@@ -303,16 +308,20 @@ class Memory(MemoryAdmin):
         """Create or revise claims in one transaction: all of them or none. With `field`, an
         item's invalid input names its place (`inputs[3].value.name`)."""
         actor.check_write(space)
-        parsed = []
-        for index, item in enumerate(items):
-            try:
-                parsed.append(_as(remembering.RememberInput, item))
-                remembering.validate(parsed[-1])
-            except EngramError as failure:
-                if field is None:
-                    raise
-                raise failure.at(f"{field}[{index}]") from None
-        return await remembering.remember(self.graph, space, parsed, actor=actor)
+        return await remembering.remember(self.graph, space, items, actor=actor, field=field)
+
+    async def declare_predicate(
+        self, actor: Actor, space: str, predicate: str, cardinality: Cardinality
+    ) -> predicate_rules.PredicateRule:
+        """Declare `predicate` ONE or MANY in `space` for the facts written from now on."""
+        actor.check_write(space)
+        return await predicate_rules.declare_predicate(
+            self.graph, space, predicate, cardinality, actor=actor
+        )
+
+    async def predicate_rules(self, view: View) -> list[predicate_rules.PredicateRule]:
+        """The space's declared rules and the defaults it did not override."""
+        return (await predicate_rules.predicate_rules(self.graph, view.space_id)).listing()
 
     async def correct(
         self, actor: Actor, space: str, change: correct.CorrectInput | Mapping[str, Any]
@@ -376,20 +385,4 @@ class Memory(MemoryAdmin):
         forgetting_input = _as(forgetting.ForgetInput, request)
         return await forgetting.forget(
             self.graph, space, forgetting_input, actor=actor, blob_root=self.settings.blobs
-        )
-
-    async def set_legal_hold(
-        self, actor: Actor, space: str, hold: holds.HoldInput | Mapping[str, Any]
-    ) -> str:
-        actor.check_write(space)
-        actor.check_legal(space)
-        return await holds.set_legal_hold(
-            self.graph, space, _as(holds.HoldInput, hold), actor=actor
-        )
-
-    async def release_legal_hold(self, actor: Actor, space: str, hold_id: str, reason: str) -> bool:
-        actor.check_write(space)
-        actor.check_legal(space)
-        return await holds.release_legal_hold(
-            self.graph, space, hold_id, reason=reason, actor=actor
         )

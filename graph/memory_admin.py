@@ -7,13 +7,14 @@ here still goes through graph/'s commands, so the jobs obey the same rules as an
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Self
 
-from graph.commands import apikeys, spaces
+from graph.commands import apikeys, holds, spaces
 from graph.domain.actor import Actor, Grant
+from graph.domain.inputs import parse
 from graph.domain.model import MemoryType
 from graph.erasure.purge_outbox import purge_blobs, purge_spaces
 from graph.jobs import backup as backups
@@ -157,4 +158,19 @@ class MemoryAdmin:
             policies=policies,
             dry_run=dry_run,
             actor=actor,
+        )
+
+    async def set_legal_hold(
+        self, actor: Actor, space: str, hold: holds.HoldInput | Mapping[str, Any]
+    ) -> str:
+        actor.check_write(space)
+        actor.check_legal(space)
+        placed = hold if isinstance(hold, holds.HoldInput) else parse(holds.HoldInput, dict(hold))
+        return await holds.set_legal_hold(self.graph, space, placed, actor=actor)
+
+    async def release_legal_hold(self, actor: Actor, space: str, hold_id: str, reason: str) -> bool:
+        actor.check_write(space)
+        actor.check_legal(space)
+        return await holds.release_legal_hold(
+            self.graph, space, hold_id, reason=reason, actor=actor
         )

@@ -1,5 +1,6 @@
 """People, employers and a project, with a job change, a rename, a retraction and a dispute.
 
+    WORKS_AT is declared MANY in this space: a person's jobs are facts of their own.
     2019-01  bob works at Acme (still does)
     2020-01  alice works at Acme — recorded open-ended, later corrected to end 2023-06-30
     2021-01  carol works at Globex
@@ -17,6 +18,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from graph.commands.predicate_rules import declare_predicate
+from graph.domain.cardinality import Cardinality
 from graph.domain.model import Claim
 from graph.store.db import Graph
 from tests.story import Story, new_story
@@ -36,6 +39,8 @@ class People:
 
 async def people_story(graph: Graph, space: str = "alice") -> People:
     story = await new_story(graph, space)
+    # This space keeps jobs as facts of their own, each ended by a correction.
+    await declare_predicate(graph, space, "WORKS_AT", Cardinality.MANY, actor=story.actor)
     ids: dict[str, str] = {}
     for key, name in [
         ("entity:person:alice", "Alice"),

@@ -62,7 +62,7 @@ async def test_an_agent_remembers_links_and_corrects_over_graphql(
         o=first,
     )
     claim = linked["link"]["claim"]
-    assert (claim["key"], claim["revision"]) == ("fact:person/alice:WORKS_AT:org/acme", 1)
+    assert (claim["key"], claim["revision"]) == ("fact:person/alice:WORKS_AT", 1)
     assert (claim["subject"]["name"], claim["object"]["name"]) == ("Alice", "Acme")
     assert claim["recordedAt"].endswith("+00:00")
 
@@ -80,7 +80,7 @@ async def test_an_agent_remembers_links_and_corrects_over_graphql(
     assert stale["correct"]["claim"] is None
     [conflict] = stale["correct"]["errors"]
     assert (conflict["code"], conflict["field"]) == ("REVISION_CONFLICT", "expectedRevision")
-    assert conflict["message"] == "fact:person/alice:WORKS_AT:org/acme is at revision 2, not 1"
+    assert conflict["message"] == "fact:person/alice:WORKS_AT is at revision 2, not 1"
 
 
 async def test_input_errors_are_typed_and_write_nothing(

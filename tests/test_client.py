@@ -63,7 +63,7 @@ ACME = EntityRef(key="entity:org:acme")
 JOINED = datetime(2023, 3, 1, tzinfo=UTC)
 LEFT = datetime(2024, 6, 30, tzinfo=UTC)
 JAN = datetime(2024, 1, 1, tzinfo=UTC)
-FACT = "fact:person/alice:WORKS_AT:org/acme"
+FACT = "fact:person/alice:WORKS_AT"
 
 
 @pytest.fixture(scope="module")

@@ -44,12 +44,12 @@ async def test_context_about_an_entity_carries_its_current_facts_by_name(
     )
     assert about.text.splitlines() == [
         "[profile:profile:user:name] value: Alice",
-        "[fact:fact:person/alice:WORKS_AT:org/acme] Alice WORKS_AT Acme Global",
+        "[fact:fact:person/alice:WORKS_AT] Alice WORKS_AT Acme Global",
         "[pref:pref:ui:theme] value: dark",
     ]
     assert about.keys == [
         "profile:user:name",
-        "fact:person/alice:WORKS_AT:org/acme",
+        "fact:person/alice:WORKS_AT",
         "pref:ui:theme",
     ]
     tight = await memory.context(view, about={"key": "entity:person:alice"}, budget_bytes=60)

@@ -6,6 +6,8 @@ import asyncio
 
 import pytest
 
+from graph.commands.predicate_rules import declare_predicate
+from graph.domain.cardinality import Cardinality
 from graph.domain.errors import RevisionConflict, ValidationFailed
 from graph.domain.model import Claim, ClaimStatus, EvidenceKind
 from graph.reads.resources import claim_history, claims_by_key, get_claim
@@ -19,6 +21,8 @@ WORKS_AT = "fact:person/alice:WORKS_AT:org/acme"
 @pytest.fixture
 async def story(graph: Graph) -> Story:
     story = await new_story(graph)
+    # Jobs as facts of their own (a ONE WORKS_AT is in tests/test_cardinality.py).
+    await declare_predicate(graph, story.space, "WORKS_AT", Cardinality.MANY, actor=story.actor)
     await story.entity("entity:person:alice", "Alice")
     await story.entity("entity:org:acme", "Acme Corp", aliases=["Acme"])
     return story

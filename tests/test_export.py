@@ -217,7 +217,7 @@ async def test_an_export_over_graphql_holds_nothing_forgotten_or_above_the_keys_
     assert [line["key"] for line in lines] == [
         "entity:org:acme",
         "entity:person:alice",
-        "fact:person/alice:WORKS_AT:org/acme",
+        "fact:person/alice:WORKS_AT",
         "pref:writing:tone",
         "profile:alice",
         "task:personal:passport",

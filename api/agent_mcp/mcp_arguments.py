@@ -10,8 +10,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 
+from graph.domain.cardinality import Cardinality
 from graph.domain.errors import ValidationFailed
-from graph.domain.model import MemoryType, Privacy
+from graph.domain.model import EntityKind, MemoryType, Privacy
 
 Space = Annotated[
     str, Field(description="The memory space (tenant) to work in, e.g. 'alice'.", min_length=1)
@@ -34,7 +35,8 @@ Tier = Literal["public", "normal", "private", "secret"]
 
 
 class EntityArg(BaseModel):
-    """An entity, by exactly one of its key or its current name."""
+    """An entity, by exactly one of its key or its current name (with a kind, a write creates
+    it when nothing has that name)."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -46,12 +48,21 @@ class EntityArg(BaseModel):
     name: str | None = Field(
         default=None, description="The entity's current name or alias, e.g. 'Alice'."
     )
+    kind: EntityKind | None = Field(
+        default=None,
+        description="With a name: person, org, project, repo, file, url, topic or other. "
+        "In remember, an entity of that kind and name is created if none exists.",
+    )
 
     def ref(self, field: str) -> dict[str, str]:
         """The reference the memory door takes; VALIDATION unless exactly one is given."""
         given = {k: v for k, v in (("key", self.key), ("name", self.name)) if v is not None}
         if len(given) != 1:
             raise ValidationFailed(f"{field} gives exactly one of key or name", field=field)
+        if self.kind is not None:
+            if self.name is None:
+                raise ValidationFailed(f"{field}: kind goes with a name", field=f"{field}.kind")
+            given["kind"] = self.kind.value
         return given
 
 
@@ -85,6 +96,12 @@ class MemoryItemArg(BaseModel):
         description='JSON value. An entity\'s is {"name": "Alice"}; a pref\'s e.g. '
         '{"value": "dark"}; a fact\'s literal object, e.g. 42.',
     )
+    cardinality: Cardinality | None = Field(
+        default=None,
+        description="A fact's rule: 'one' (one current value per subject, e.g. WORKS_AT: a new "
+        "value supersedes the old) or 'many' (values coexist, e.g. KNOWS). Default: the "
+        "space's rule.",
+    )
     confidence: float = Field(default=0.9, ge=0.0, le=1.0, description="0–1.")
     importance: float = Field(default=0.5, ge=0.0, le=1.0, description="0–1.")
     privacy: Tier = Field(default="normal", description="Who may read it: a key's tier or above.")
@@ -107,15 +124,17 @@ class MemoryItemArg(BaseModel):
         default=None, ge=0, description="Refuse with REVISION_CONFLICT unless this is current."
     )
 
-    def command(self, extra_evidence: list[str]) -> dict[str, Any]:
-        """The item as the memory door's remember data."""
+    def command(self, inline: dict[str, Any] | None = None) -> dict[str, Any]:
+        """The item as the memory door's remember data; `inline` is evidence text to record
+        with it."""
+        evidence: list[dict[str, Any]] = [{"observation_id": i} for i in self.evidence]
         data: dict[str, Any] = {
             "confidence": self.confidence,
             "importance": self.importance,
             "privacy": Privacy[self.privacy.upper()],
-            "evidence": [{"observation_id": i} for i in [*self.evidence, *extra_evidence]],
+            "evidence": evidence + ([inline] if inline else []),
         }
-        for name in ("type", "key", "predicate", "value", "valid_from", "valid_to"):
+        for name in ("type", "key", "predicate", "value", "valid_from", "valid_to", "cardinality"):
             if (given := getattr(self, name)) is not None:
                 data[name] = given
         for name in ("idempotency_key", "expected_revision"):

@@ -15,7 +15,7 @@ from pydantic import AwareDatetime, Field
 from api.agent_mcp.mcp_results import dumps
 from graph.domain.actor import Actor
 from graph.domain.errors import EngramError, ValidationFailed
-from graph.domain.model import Privacy, Role
+from graph.domain.model import Role
 from graph.memory import Memory
 
 Caller = Callable[[Context], Awaitable[tuple[Memory, Actor]]]
@@ -37,43 +37,23 @@ async def answer(work: Awaitable[object]) -> CallToolResult:
     return CallToolResult(content=[TextContent(type="text", text=dumps(value))])
 
 
-async def inline_observation(
-    memory: Memory,
-    actor: Actor,
-    space: str,
-    text: str | None,
-    episode_id: str | None,
-    observed_at: datetime | None,
-    role: Role,
-    privacy: Privacy,
-    idempotency_key: str | None = None,
-) -> list[str]:
-    """Record `text` (in `episode_id`, or a conversation episode opened for it) and cite it.
-
-    With the call's idempotency key, a replay finds the episode and observation it recorded
-    the first time instead of recording them again."""
+def inline_evidence(
+    text: str | None, episode_id: str | None, observed_at: datetime | None, role: Role
+) -> dict[str, Any] | None:
+    """Evidence text as the memory door takes it: recorded in the write's own transaction (in
+    `episode_id`, or the caller's session episode of the day)."""
     if text is None:
         if episode_id is not None or observed_at is not None:
             raise ValidationFailed(
                 "episode_id and observed_at go with evidence_text", field="evidence_text"
             )
-        return []
-    replay = {} if idempotency_key is None else {"idempotency_key": f"{idempotency_key}/episode"}
-    if episode_id is None:
-        opening = {"title": "mcp", "privacy": privacy, **replay}
-        episode_id = (await memory.open_episode(actor, space, opening)).id
-    observation: dict[str, Any] = {
-        "episode_id": episode_id,
-        "content": text,
-        "role": role,
-        "privacy": privacy,
-    }
+        return None
+    inline: dict[str, Any] = {"text": text, "role": role}
     if observed_at is not None:
-        observation["observed_at"] = observed_at
-    if idempotency_key is not None:
-        observation["idempotency_key"] = f"{idempotency_key}/evidence"
-    recorded = await memory.record_observation(actor, space, observation)
-    return [recorded.id]
+        inline["observed_at"] = observed_at
+    if episode_id is not None:
+        inline["episode_id"] = episode_id
+    return inline
 
 
 EvidenceText = Annotated[

@@ -16,43 +16,15 @@ from api.agent_mcp.mcp_calls import (
     ObservedAt,
     SpeakerRole,
     answer,
-    inline_observation,
+    inline_evidence,
 )
 from api.agent_mcp.mcp_results import claims_json
-from graph.domain.actor import Actor
 from graph.domain.errors import ValidationFailed
-from graph.domain.model import Claim, CorrectionKind, Role
-from graph.memory import Memory, View
+from graph.domain.model import CorrectionKind, Role
 
 ForgetWhat = Literal[
     "claim", "observation", "episode", "artifact", "entity", "subject_predicate", "space"
 ]
-
-
-async def _current_revision(memory: Memory, view: View, key: str) -> Claim:
-    """The one current revision of `key` (NOT_FOUND as if absent when the view cannot see it)."""
-    history = await memory.claim_history(view, key)
-    current = [c for c in history if c.superseded_at is None]
-    if len(current) != 1:
-        ids = ", ".join(c.id for c in current) or "none"
-        raise ValidationFailed(
-            f"claim {key!r} has {len(current)} current revisions ({ids}); give claim_id",
-            field="key",
-        )
-    return current[0]
-
-
-async def _forget_target(
-    memory: Memory, actor: Actor, space: str, what: str, named: dict[str, str]
-) -> str:
-    """The id a forget selects: given, or found as the actor's view sees it (so what it may not
-    read is NOT_FOUND, as if absent)."""
-    if "id" in named:
-        return named["id"]
-    view = await memory.view(actor, space)
-    if what == "claim":
-        return (await memory.claim_history(view, named["key"]))[-1].id
-    return (await memory.find_entity(view, named)).id
 
 
 def register_changes(server: MCPServer, caller: Caller) -> None:
@@ -103,29 +75,14 @@ def register_changes(server: MCPServer, caller: Caller) -> None:
             actor.check_write(space)
             if (key is None) == (claim_id is None):
                 raise ValidationFailed("give exactly one of key or claim_id", field="key")
-            # evidence_text is kept at the claim's tier (at the key's own, for a claim by id).
-            target, tier = claim_id, actor.tier_in(space)
-            if key is not None:
-                view = await memory.view(actor, space)
-                current = await _current_revision(memory, view, key)
-                target, tier = current.id, current.privacy
-            cited = await inline_observation(
-                memory,
-                actor,
-                space,
-                evidence_text,
-                episode_id,
-                observed_at,
-                role,
-                tier,
-                idempotency_key,
-            )
+            inline = inline_evidence(evidence_text, episode_id, observed_at, role)
+            cited: list[dict[str, Any]] = [{"observation_id": i} for i in evidence]
             change: dict[str, Any] = {
-                "claim_id": target,
                 "kind": kind,
                 "reason": reason,
-                "evidence": [{"observation_id": i} for i in [*evidence, *cited]],
+                "evidence": cited + ([inline] if inline else []),
             }
+            change |= {"claim_key": key} if key is not None else {"claim_id": claim_id}
             optional = {
                 "value": value,
                 "valid_from": valid_from,
@@ -188,7 +145,7 @@ def register_changes(server: MCPServer, caller: Caller) -> None:
                     raise ValidationFailed(
                         f"forgetting a {what} takes exactly one of {', '.join(takes)}", field="id"
                     )
-                selector["id"] = await _forget_target(memory, actor, space, what, named)
+                selector |= named
             done = await memory.forget(actor, space, {"selector": selector, "reason": reason})
             return done.as_result()
 

@@ -26,7 +26,7 @@ from api.agent_mcp.mcp_calls import (
     ObservedAt,
     SpeakerRole,
     answer,
-    inline_observation,
+    inline_evidence,
 )
 from api.agent_mcp.mcp_changes import register_changes
 from api.agent_mcp.mcp_results import (
@@ -37,7 +37,7 @@ from api.agent_mcp.mcp_results import (
     snapshot_json,
 )
 from graph.domain.errors import EngramError
-from graph.domain.model import MemoryType, Privacy, Role
+from graph.domain.model import MemoryType, Role
 from graph.domain.read_records import Direction
 from graph.memory import Memory, View
 
@@ -61,30 +61,20 @@ def register_tools(server: MCPServer, caller: Caller) -> None:
         observed_at: ObservedAt = None,
         role: SpeakerRole = Role.USER,
     ) -> CallToolResult:
-        """Remember claims, with evidence, all in one transaction (all or none). A fact:
-        {"type": "fact", "subject": {"name": "Alice"}, "predicate": "WORKS_AT", "object":
-        {"key": "entity:org:acme"}}; an entity: {"key": "entity:person:alice", "value":
-        {"name": "Alice"}}. Evidence: give evidence_text (recorded first, then cited by every
-        item) and/or observation ids per item. If the claims are refused after evidence_text was
-        recorded, the error names the observation id to cite on retry; with an item's
-        idempotency_key, a replay records nothing again. Answers the claims."""
+        """Remember claims, with evidence, all in one transaction (all or none). A fact by
+        names: {"type": "fact", "subject": {"name": "Alice", "kind": "person"}, "predicate":
+        "WORKS_AT", "object": {"name": "Acme", "kind": "org"}} (an entity named with a kind is
+        created if none has that name; a name fitting several is AMBIGUOUS_SUBJECT). A literal
+        fact gives "value" instead of "object". Evidence: evidence_text (recorded in the same
+        transaction and cited by every item) and/or observation ids per item; a refused call
+        records nothing. Answers the claims."""
 
         async def work() -> object:
             memory, actor = await caller(ctx)
             actor.check_write(space)
-            for item in items:
-                item.command([])  # bad entity references refused before anything is recorded
-            tier = max((Privacy[i.privacy.upper()] for i in items), default=Privacy.NORMAL)
-            replay = next((i.idempotency_key for i in items if i.idempotency_key), None)
-            cited = await inline_observation(
-                memory, actor, space, evidence_text, episode_id, observed_at, role, tier, replay
-            )
-            try:
-                claims = await memory.remember(actor, space, [i.command(cited) for i in items])
-            except EngramError as refused:
-                if cited:
-                    refused.message += f" (evidence_text was recorded as observation {cited[0]})"
-                raise
+            inline = inline_evidence(evidence_text, episode_id, observed_at, role)
+            commands = [item.command(inline) for item in items]
+            claims = await memory.remember(actor, space, commands, field="items")
             return await claims_json(
                 memory, await memory.written_view(actor, space, claims), claims
             )

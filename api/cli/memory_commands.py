@@ -1,24 +1,98 @@
-"""The `engram` commands a person at a terminal uses on a space's memory: `search` and `forget`.
+"""The `engram` commands a person at a terminal uses on a space's memory: `remember`, `search`
+and `forget`.
 
+    engram remember --space alice "Alice" WORKS_AT "Acme" --subject-kind person \
+        --object-kind org --evidence "Alice: I started at Acme this week"
     engram search "where does alice work" --space alice
     engram forget --space alice --claim <claim id> --reason "she asked us to"
 
 Plain functions; `api.cli.main` registers them under the names in `COMMANDS`. `search` reads as
-a reader at `--tier` (default secret); `forget` acts as the operator at the machine.
+a reader at `--tier` (default secret); `remember` and `forget` act as the operator at the
+machine.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
+from datetime import UTC, datetime
 from typing import Annotated, Any
 
 import typer
 
 from api.cli.console import AsOf, KnownAt, ReadTier, Tier, out, reader_view, with_memory
 from graph.domain.actor import Actor
-from graph.domain.model import MemoryType, SelectorKind
+from graph.domain.model import EntityKind, MemoryType, Privacy, Role, SelectorKind
 from graph.domain.read_records import DEFAULT_SEARCH_FIRST, Hit
 from graph.memory import Memory
+
+
+def remember_command(
+    subject: Annotated[str, typer.Argument(help="The subject's name (or alias).")],
+    predicate: Annotated[str, typer.Argument(help="UPPER_SNAKE_CASE, e.g. WORKS_AT.")],
+    obj: Annotated[
+        str | None, typer.Argument(metavar="[OBJECT]", help="The object's name (or --value).")
+    ] = None,
+    evidence: Annotated[
+        str, typer.Option(help="What was said or read that shows it (recorded as evidence).")
+    ] = "",
+    space: Annotated[str, typer.Option(help="The memory space.")] = "",
+    subject_kind: Annotated[
+        EntityKind | None,
+        typer.Option(case_sensitive=False, help="Create the subject as this kind if unknown."),
+    ] = None,
+    object_kind: Annotated[
+        EntityKind | None,
+        typer.Option(case_sensitive=False, help="Create the object as this kind if unknown."),
+    ] = None,
+    value: Annotated[
+        str | None, typer.Option(help="A literal object instead (JSON, or plain text).")
+    ] = None,
+    role: Annotated[Role, typer.Option(case_sensitive=False, help="Who said it.")] = Role.USER,
+    valid_from: Annotated[
+        datetime | None, typer.Option(help="When it became true (default: now).")
+    ] = None,
+    privacy: Annotated[
+        Tier, typer.Option(case_sensitive=False, help="Who may read it.")
+    ] = Tier.NORMAL,
+) -> None:
+    """Remember a fact by names, with the text that shows it as evidence, in one transaction:
+    entities named with a kind are created when no entity has that name."""
+    if not space or not evidence.strip():
+        raise typer.BadParameter("--space and --evidence are needed")
+    if (obj is None) == (value is None):
+        raise typer.BadParameter("give an OBJECT name or --value, not both")
+    item: dict[str, Any] = {
+        "type": "fact",
+        "subject": _named(subject, subject_kind),
+        "predicate": predicate,
+        "evidence": [{"text": evidence, "role": role}],
+        "privacy": Privacy[privacy.name],
+    }
+    if obj is not None:
+        item["object"] = _named(obj, object_kind)
+    else:
+        item["value"] = _literal(value or "")
+    if valid_from is not None:
+        item["valid_from"] = valid_from if valid_from.tzinfo else valid_from.replace(tzinfo=UTC)
+    [claim] = with_memory(
+        lambda memory: memory.remember(Actor.operator("cli:remember"), space, [item])
+    )
+    out.print(
+        f"remembered {claim.key} (revision {claim.revision}, {claim.status.lower()})",
+        markup=False,
+    )
+
+
+def _named(name: str, kind: EntityKind | None) -> dict[str, str]:
+    return {"name": name} | ({"kind": kind.value} if kind is not None else {})
+
+
+def _literal(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
 
 
 def search_command(
@@ -63,6 +137,9 @@ def forget_command(
     claim: Annotated[
         str | None, typer.Option(help="A claim id: every revision of its key.")
     ] = None,
+    claim_key: Annotated[
+        str | None, typer.Option(help="A claim key: every revision of it.")
+    ] = None,
     observation: Annotated[str | None, typer.Option(help="An observation id.")] = None,
     episode: Annotated[
         str | None, typer.Option(help="An episode id, with its observations.")
@@ -79,6 +156,7 @@ def forget_command(
         (kind, value)
         for kind, value in (
             (SelectorKind.CLAIM, claim),
+            (SelectorKind.CLAIM, claim_key),
             (SelectorKind.OBSERVATION, observation),
             (SelectorKind.EPISODE, episode),
             (SelectorKind.ARTIFACT, artifact),
@@ -90,13 +168,13 @@ def forget_command(
         chosen.append((SelectorKind.SPACE, None))
     if len(chosen) != 1:
         raise typer.BadParameter(
-            "name exactly one of --claim, --observation, --episode, --artifact, --entity or "
-            "--whole-space"
+            "name exactly one of --claim, --claim-key, --observation, --episode, --artifact, "
+            "--entity or --whole-space"
         )
     [(kind, selected)] = chosen
     selector: dict[str, Any] = {"kind": kind.value}
     if selected is not None:
-        selector["id"] = selected
+        selector["key" if selected == claim_key else "id"] = selected
     request = {"selector": selector, "reason": reason}
     receipt = with_memory(
         lambda memory: memory.forget(Actor.operator("cli:forget"), space, request)
@@ -110,6 +188,7 @@ def forget_command(
 
 
 COMMANDS: dict[str, Callable[..., None]] = {
+    "remember": remember_command,
     "search": search_command,
     "forget": forget_command,
 }

@@ -15,6 +15,7 @@ from api.client.client_calls import Call
 from api.client.client_enums import (
     UNSET,
     Authority,
+    Cardinality,
     ClaimStatus,
     CorrectionKind,
     Direction,
@@ -75,6 +76,7 @@ __all__ = [
     "AsyncEngramClient",
     "Authority",
     "Call",
+    "Cardinality",
     "Claim",
     "ClaimPage",
     "ClaimStatus",

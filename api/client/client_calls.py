@@ -197,10 +197,11 @@ def link(
 
 def correct(
     space: str,
-    claim_id: str,
+    claim_id: str | None,
     kind: CorrectionKind,
     *,
     reason: str,
+    claim_key: str | None = None,
     evidence: Sequence[Cited] | None = None,
     value: JSONValue | Unsettable = UNSET,
     object: EntityRef | None = None,
@@ -213,12 +214,14 @@ def correct(
     expected_revision: int | None = None,
     idempotency_key: str | None = None,
 ) -> Call[Claim]:
-    """SUPERSEDE, RETRACT or DISPUTE one current claim revision; never in place.
+    """SUPERSEDE, RETRACT or DISPUTE one current claim revision (by `claim_id`, or None and
+    `claim_key` for the key's current revision); never in place.
 
     `valid_to=None` opens the interval and `value=None` clears the value; left out (UNSET),
     each keeps what the claim had."""
     data = present(
         claimId=claim_id,
+        claimKey=claim_key,
         kind=kind,
         reason=reason,
         evidence=evidence_data(evidence) if evidence is not None else None,
@@ -246,14 +249,22 @@ def forget(
     *,
     reason: str,
     id: str | None = None,
+    key: str | None = None,
+    name: str | None = None,
     subject: EntityRef | None = None,
     predicate: str | None = None,
     idempotency_key: str | None = None,
 ) -> Call[ForgetReceipt]:
     """Erase what the selector selects (a claim, observation, episode, artifact or entity by
-    `id`; a `subject` + `predicate`; the whole space), in every revision, for good."""
+    `id`; a claim or an entity by `key`; an entity by `name`; a `subject` + `predicate`; the
+    whole space), in every revision, for good."""
     selector = present(
-        kind=kind, id=id, subject=subject.data() if subject else None, predicate=predicate
+        kind=kind,
+        id=id,
+        key=key,
+        name=name,
+        subject=subject.data() if subject else None,
+        predicate=predicate,
     )
     return Call(
         docs.FORGET,

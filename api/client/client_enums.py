@@ -38,6 +38,11 @@ class MemoryType(StrEnum):
     FACT = "FACT"
 
 
+class Cardinality(StrEnum):
+    ONE = "ONE"
+    MANY = "MANY"
+
+
 class ClaimStatus(StrEnum):
     ACTIVE = "ACTIVE"
     SUPERSEDED = "SUPERSEDED"

@@ -7,41 +7,62 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, TypeAlias
 
-from api.client.client_enums import Authority, JSONValue, MemoryType, Privacy
+from api.client.client_enums import (
+    Authority,
+    Cardinality,
+    EntityKind,
+    JSONValue,
+    MemoryType,
+    Privacy,
+    Role,
+)
 
 
 @dataclass(frozen=True, kw_only=True)
 class EntityRef:
-    """An entity by exactly one of its id, its key (`entity:person:alice`) or its name."""
+    """An entity by exactly one of its id, its key (`entity:person:alice`) or its name; a name
+    with a `kind` is created by a write when no entity has it."""
 
     id: str | None = None
     key: str | None = None
     name: str | None = None
+    kind: EntityKind | None = None
 
     def __post_init__(self) -> None:
         if sum(part is not None for part in (self.id, self.key, self.name)) != 1:
             raise ValueError("an EntityRef names exactly one of id, key or name")
+        if self.kind is not None and self.name is None:
+            raise ValueError("an EntityRef's kind goes with a name")
 
     def data(self) -> dict[str, str]:
-        parts = (("id", self.id), ("key", self.key), ("name", self.name))
+        parts = (("id", self.id), ("key", self.key), ("name", self.name), ("kind", self.kind))
         return {k: v for k, v in parts if v is not None}
 
 
 @dataclass(frozen=True, kw_only=True)
 class EvidenceRef:
-    """An observation or artifact cited as evidence (a plain `str` is an observation id)."""
+    """An observation or artifact cited as evidence (a plain `str` is an observation id), or
+    `text` to record with the write, in its transaction (in `episode_id`, or the caller's
+    session episode of the day)."""
 
     observation_id: str | None = None
     artifact_id: str | None = None
+    text: str | None = None
+    role: Role | None = None
+    observed_at: datetime | None = None
+    episode_id: str | None = None
     authority: Authority | None = None
     note: str | None = None
 
     def data(self) -> dict[str, str]:
-        authority = self.authority.value.lower() if self.authority else None  # input spelling
         pairs = (
             ("observationId", self.observation_id),
             ("artifactId", self.artifact_id),
-            ("authority", authority),
+            ("text", self.text),
+            ("role", self.role),
+            ("observedAt", instant(self.observed_at)),
+            ("episodeId", self.episode_id),
+            ("authority", self.authority),
             ("note", self.note),
         )
         return {k: v for k, v in pairs if v is not None}
@@ -74,6 +95,7 @@ class MemoryItem:
     idempotency_key: str | None = None
     expected_revision: int | None = None
     pinned: bool | None = None
+    cardinality: Cardinality | None = None
 
     def data(self) -> dict[str, Any]:
         fields: dict[str, Any] = {
@@ -92,6 +114,7 @@ class MemoryItem:
             "idempotencyKey": self.idempotency_key,
             "expectedRevision": self.expected_revision,
             "pinned": self.pinned,
+            "cardinality": self.cardinality,
         }
         return {k: v for k, v in fields.items() if v is not None}
 

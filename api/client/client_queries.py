@@ -133,8 +133,7 @@ def claims(
         keyPrefix=key_prefix,
         subject=subject.data() if subject else None,
         predicate=predicate,
-        # The filter spells statuses as stored (lower case), unlike the Claim it returns.
-        statuses=[s.value.lower() for s in statuses] if statuses is not None else None,
+        statuses=list(statuses) if statuses is not None else None,
     )
     variables = {
         "space": space,

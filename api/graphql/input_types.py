@@ -16,7 +16,11 @@ import strawberry
 from strawberry.scalars import JSON
 
 from api.graphql.types import (
+    Authority,
+    Cardinality,
+    ClaimStatus,
     CorrectionKind,
+    EntityKind,
     EpisodeKind,
     MemoryType,
     ObservationKind,
@@ -47,20 +51,44 @@ def to_data(value: Any) -> Any:
     return value
 
 
-@strawberry.input(description="Exactly one of: an entity id, its key, or a name (as of now).")
+@strawberry.input(
+    description="Exactly one of: an entity id, its key, or a current name (case and spacing "
+    "ignored). In a write the name is current now, and with a kind it creates the entity when "
+    "nothing has that name (key entity:<kind>:<name-hyphenated>); in a read it is current in "
+    "the view (asOf/knownAt). A name that fits several entities is AMBIGUOUS_SUBJECT."
+)
 class EntityRefInput:
     id: strawberry.ID | None = strawberry.UNSET
     key: str | None = strawberry.UNSET
     name: str | None = strawberry.UNSET
+    kind: EntityKind | None = strawberry.field(
+        default=strawberry.UNSET,
+        description="With a name: only entities of this kind fit, and a write creates one.",
+    )
 
 
-@strawberry.input(description="One observation or artifact cited as evidence.")
+@strawberry.input(
+    description="Exactly one of: an observation or an artifact cited, or the text of one to "
+    "record with the write (same transaction), in episodeId or the writer's session episode."
+)
 class EvidenceInput:
     observation_id: strawberry.ID | None = strawberry.UNSET
     artifact_id: strawberry.ID | None = strawberry.UNSET
-    authority: str | None = strawberry.field(
+    text: str | None = strawberry.field(
+        default=strawberry.UNSET, description="What was said or read, recorded as evidence."
+    )
+    role: Role | None = strawberry.field(
+        default=strawberry.UNSET, description="Who said the text (default USER)."
+    )
+    observed_at: datetime | None = strawberry.field(
+        default=strawberry.UNSET, description="When the text was said (default: now)."
+    )
+    episode_id: strawberry.ID | None = strawberry.field(
+        default=strawberry.UNSET, description="The open episode the text goes in."
+    )
+    authority: Authority | None = strawberry.field(
         default=strawberry.UNSET,
-        description="user_stated, tool_output, document, agent_inferred or imported.",
+        description="Default: the first the source's role allows (USER: USER_STATED).",
     )
     note: str | None = strawberry.UNSET
 
@@ -82,6 +110,11 @@ class RememberInput:
     idempotency_key: str | None = strawberry.UNSET
     expected_revision: int | None = strawberry.UNSET
     pinned: bool | None = strawberry.UNSET
+    cardinality: Cardinality | None = strawberry.field(
+        default=strawberry.UNSET,
+        description="A fact's rule for this write: ONE (the key is subject + predicate, a new "
+        "value supersedes the old) or MANY (a key per object). Default: the space's rule.",
+    )
 
 
 @strawberry.input(description="A typed relation between two entities, backed by a claim.")
@@ -97,11 +130,18 @@ class LinkInput:
     valid_to: datetime | None = strawberry.UNSET
     idempotency_key: str | None = strawberry.UNSET
     expected_revision: int | None = strawberry.UNSET
+    cardinality: Cardinality | None = strawberry.field(
+        default=strawberry.UNSET, description="ONE or MANY for this write (see remember)."
+    )
 
 
-@strawberry.input(description="SUPERSEDE, RETRACT or DISPUTE one current claim revision.")
+@strawberry.input(
+    description="SUPERSEDE, RETRACT or DISPUTE one current claim revision, by claimId or by "
+    "claimKey (the key's current revision)."
+)
 class CorrectInput:
-    claim_id: strawberry.ID
+    claim_id: strawberry.ID | None = strawberry.UNSET
+    claim_key: str | None = strawberry.UNSET
     kind: CorrectionKind
     reason: str
     evidence: list[EvidenceInput] | None = strawberry.UNSET
@@ -169,11 +209,14 @@ class ArtifactInput:
 
 
 @strawberry.input(
-    description="What to forget or hold: one resource, a subject + predicate, a space."
+    description="What to forget or hold: one resource (by id; a CLAIM also by key, an ENTITY "
+    "by key or name), a subject + predicate, a space."
 )
 class SelectorInput:
     kind: SelectorKind
     id: strawberry.ID | None = strawberry.UNSET
+    key: str | None = strawberry.UNSET
+    name: str | None = strawberry.UNSET
     subject: EntityRefInput | None = strawberry.UNSET
     predicate: str | None = strawberry.UNSET
 
@@ -184,7 +227,7 @@ class ClaimFilterInput:
     key_prefix: str | None = None
     subject: EntityRefInput | None = None
     predicate: str | None = None
-    statuses: list[str] | None = strawberry.field(
+    statuses: list[ClaimStatus] | None = strawberry.field(
         default=None, description="Default: active and disputed."
     )
 
@@ -219,6 +262,13 @@ DEFAULTED = (
     "size",
     "evidence",
     "against_claim_id",
+    "claim_id",
+    "claim_key",
+    "cardinality",
+    "text",
+    "episode_id",
+    "name",
+    "id",
     "authority",
     "note",
     "content",

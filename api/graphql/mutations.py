@@ -33,10 +33,13 @@ from api.graphql.payloads import (
     LegalHoldPayload,
     MergePayload,
     ObservationPayload,
+    PredicateRule,
+    PredicateRulePayload,
     UnmergePayload,
 )
 from api.graphql.types import (
     Artifact,
+    Cardinality,
     Claim,
     EngramInfo,
     Episode,
@@ -62,6 +65,18 @@ class Mutation:
     ) -> CreateSpacePayload:
         created = await info.context.memory.create_space(info.context.actor, name, description)
         return CreateSpacePayload(space=Space.of(created))
+
+    @mutation(
+        "Declare a predicate ONE (one current value per subject: a new value supersedes the "
+        "old from its validFrom, history kept) or MANY in a space, for facts written from now."
+    )
+    async def declare_predicate(
+        self, info: EngramInfo, space: str, predicate: str, cardinality: Cardinality
+    ) -> PredicateRulePayload:
+        rule = await info.context.memory.declare_predicate(
+            info.context.actor, space, predicate, cardinality
+        )
+        return PredicateRulePayload(rule=PredicateRule.of(rule))
 
     @mutation("Create or revise a claim with ≥ 1 evidence.")
     async def remember(self, info: EngramInfo, space: str, input: RememberInput) -> ClaimPayload:

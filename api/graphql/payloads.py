@@ -9,11 +9,30 @@ import strawberry
 from api.graphql.error_types import UserError
 from api.graphql.types import (
     Artifact,
+    Cardinality,
     Claim,
     Episode,
     Observation,
     Space,
+    from_record,
 )
+
+
+@strawberry.type(description="How many current values a predicate's subject has.")
+class PredicateRule:
+    predicate: str
+    cardinality: Cardinality
+    declared: bool = strawberry.field(description="Declared by the space; else the default.")
+
+    @staticmethod
+    def of(rule: object) -> PredicateRule:
+        return from_record(PredicateRule, rule)
+
+
+@strawberry.type
+class PredicateRulePayload:
+    rule: PredicateRule | None = None
+    errors: list[UserError] = strawberry.field(default_factory=list)
 
 
 @strawberry.type

@@ -32,6 +32,7 @@ from api.graphql.input_types import (
 )
 from api.graphql.loaders import entity_loader
 from api.graphql.mutations import Mutation
+from api.graphql.payloads import PredicateRule
 from api.graphql.read_types import (
     ContextSnapshot,
     Explanation,
@@ -84,6 +85,17 @@ class Query:
     @strawberry.field(description="The memory spaces this key may read, by name.")
     async def spaces(self, info: EngramInfo) -> list[Space]:
         return [Space.of(s) for s in await info.context.memory.spaces(info.context.principal)]
+
+    @strawberry.field(
+        description="The space's predicate rules: those it declared and the ONE defaults."
+    )
+    async def predicate_rules(self, info: EngramInfo, space: str) -> list[PredicateRule]:
+        async def work() -> list[PredicateRule]:
+            view = await info.context.view(space, None, None)
+            rules = await info.context.memory.predicate_rules(view)
+            return [PredicateRule.of(rule) for rule in rules]
+
+        return await _query(work)
 
     @strawberry.field(description="One entity by id or key, named as of `asOf`.")
     async def entity(

@@ -19,6 +19,7 @@ from strawberry.types import Info
 from api.graphql.loaders import entity_loader, evidence_loader
 from api.graphql.request_context import EngramContext
 from graph.domain import model
+from graph.domain.cardinality import Cardinality as Cardinality
 from graph.domain.read_records import Direction as DomainDirection
 from graph.memory import Space as DomainSpace
 from graph.memory import View
@@ -56,6 +57,7 @@ for _enum in (
     model.CorrectionKind,
     DomainDirection,
     model.SelectorKind,
+    Cardinality,
 ):
     strawberry.enum(_enum)
 

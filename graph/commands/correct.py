@@ -24,8 +24,22 @@ from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, JsonValue, mod
 
 from graph.commands.audit import AuditLog, check_idempotency_key, find_replays, request_hash
 from graph.commands.entity_refs import EntityRef, resolve_entities
-from graph.commands.evidence import MAX_EVIDENCE, EvidencePlan, EvidenceRef, resolve_evidence
-from graph.commands.revisions import WritePlan, claim_row, interval_of, load_claims, load_key_states
+from graph.commands.evidence import (
+    MAX_EVIDENCE,
+    EvidencePlan,
+    EvidenceRef,
+    ResolvedEvidence,
+    resolve_evidence,
+)
+from graph.commands.inline_evidence import record_inline
+from graph.commands.revisions import (
+    WritePlan,
+    claim_row,
+    current_of_key,
+    interval_of,
+    load_claims,
+    load_key_states,
+)
 from graph.commands.writing import WriteContext, run_command
 from graph.domain import memory_types as mt
 from graph.domain.actor import Actor
@@ -71,11 +85,13 @@ CREATE (a)-[:DISPUTED_WITH {recordedAt: $now}]->(b)
 
 
 class CorrectInput(BaseModel):
-    """A correction of one claim revision (`claim_id` must be current)."""
+    """A correction of one current claim revision: by `claim_id`, or by `claim_key` (the key's
+    current revision, which must be one)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    claim_id: str
+    claim_id: str | None = None
+    claim_key: str | None = None
     kind: CorrectionKind
     reason: str = Field(min_length=1, max_length=MAX_REASON)
     evidence: list[EvidenceRef] = Field(default_factory=list, max_length=MAX_EVIDENCE)
@@ -92,6 +108,8 @@ class CorrectInput(BaseModel):
 
     @model_validator(mode="after")
     def _consistent(self) -> CorrectInput:
+        if (self.claim_id is None) == (self.claim_key is None):
+            raise ValueError("give exactly one of claim_id or claim_key")
         changes = {"value", "object", "valid_from", "valid_to", "confidence", "importance"}
         if self.kind is not CorrectionKind.SUPERSEDE and changes & self.model_fields_set:
             raise ValueError(f"only SUPERSEDE changes a claim's content, not {self.kind}")
@@ -131,7 +149,8 @@ async def _correct_in(ctx: WriteContext, change: CorrectInput) -> Claim:
             claim_id = replays[change.idempotency_key].result["claimId"]
             return (await load_claims(ctx, [claim_id]))[claim_id]
 
-    ids = [change.claim_id] + ([change.against_claim_id] if change.against_claim_id else [])
+    claim_id = change.claim_id or await current_of_key(ctx, change.claim_key or "")
+    ids = [claim_id] + ([change.against_claim_id] if change.against_claim_id else [])
     found = {
         row["claim"]["id"]: row["claim"]
         for row in await run(ctx.tx, TARGET_CLAIMS, ids=ids, spaceId=ctx.space_id)
@@ -148,8 +167,14 @@ async def _correct_in(ctx: WriteContext, change: CorrectInput) -> Claim:
         )
     for row in targets:
         _still_current(row)
-    evidence = await resolve_evidence(ctx, change.evidence)
-    cited = [evidence[ref.target_id] for ref in change.evidence]
+    # Evidence text is kept at the tier of the rows it is linked to (old and new).
+    tier = max(int(target["privacy"]), int(change.privacy or 0))
+    refs = [(ref, f"evidence[{n}]") for n, ref in enumerate(change.evidence)]
+    evidence: dict[Any, ResolvedEvidence] = dict(await resolve_evidence(ctx, refs))
+    evidence.update(await record_inline(ctx, [(ref, tier, where) for ref, where in refs]))
+    cited = [
+        evidence[ref.target_id if ref.text is None else (ref, tier)] for ref in change.evidence
+    ]
 
     plan = WritePlan()
     evidence_plan = EvidencePlan()

@@ -13,10 +13,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, LiteralString
 
-from pydantic import BaseModel, ConfigDict, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from graph.commands.writing import WriteContext
+from graph.domain import memory_types as mt
 from graph.domain.errors import AmbiguousSubject, NotFound
+from graph.domain.model import EntityKind
 from graph.store.db import run
 
 # Follows merges that hold now (recorded, not undone, valid now) to the surviving entity.
@@ -54,41 +56,55 @@ WITH e, key AS ref
     + _FOLLOW_MERGES
 )
 
-# A name or alias of an entity claim that is current and valid now.
+# A name or alias of an entity claim that is current and valid now, compared as lowercase words
+# (`ref.words`), of the kind asked for if one is (`ref.kind`).
 ENTITIES_BY_NAME: LiteralString = """
-UNWIND $names AS name
+UNWIND $names AS ref
 MATCH (c:Claim {spaceId: $spaceId, type: 'entity'})
 WHERE c.supersededAt IS NULL AND c.erasedAt IS NULL AND c.status IN ['active', 'disputed']
   AND c.privacy <= $maxPrivacy
   AND (c.validFrom IS NULL OR c.validFrom <= $now) AND (c.validTo IS NULL OR $now < c.validTo)
-  AND (toLower(c.name) = toLower(name) OR toLower(name) IN [a IN c.aliases | toLower(a)])
+  AND (ref.kind IS NULL OR c.key STARTS WITH 'entity:' + ref.kind + ':')
+  AND any(text IN [c.name] + coalesce(c.aliases, [])
+          WHERE [w IN split(toLower(text), ' ') WHERE w <> ''] = ref.words)
 MATCH (e:Entity {id: c.subjectId})
 WHERE e.erasedAt IS NULL AND e.privacy <= $maxPrivacy
-WITH DISTINCT name, e
+WITH DISTINCT ref, e
 OPTIONAL MATCH (e)-[m:MERGED_INTO]->(survivor:Entity)
 WHERE m.supersededAt IS NULL AND m.erasedAt IS NULL AND m.validFrom <= $now
   AND m.privacy <= $maxPrivacy AND survivor.privacy <= $maxPrivacy
-WITH DISTINCT name, coalesce(survivor, e) AS target
+WITH DISTINCT ref, coalesce(survivor, e) AS target
 ORDER BY target.privacy, target.recordedAt
-WITH name, target.key AS key, head(collect(target)) AS target
-RETURN name AS ref, target.id AS id, key, target.canonical AS canonical
+WITH ref, target.key AS key, head(collect(target)) AS target
+RETURN ref.id AS ref, target.id AS id, key, target.canonical AS canonical
 """
 
 
+def name_words(name: str) -> list[str]:
+    """A name as compared: lowercase words (case and spacing never tell two names apart)."""
+    return name.lower().split()
+
+
 class EntityRef(BaseModel):
-    """Exactly one of: an entity id, an entity key (`entity:<kind>:<canonical>`), or a name."""
+    """Exactly one of: an entity id, an entity key (`entity:<kind>:<canonical>`), or a name —
+    with a `kind`, a name a write may create (`{name: "Ada Lovelace", kind: person}`)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     id: str | None = None
     key: str | None = None
-    name: str | None = None
+    name: str | None = Field(default=None, max_length=500)
+    kind: EntityKind | None = None
 
     @model_validator(mode="after")
     def _exactly_one(self) -> EntityRef:
         given = [v for v in (self.id, self.key, self.name) if v is not None]
         if len(given) != 1:
             raise ValueError("an entity reference gives exactly one of id, key or name")
+        if self.name is not None and not self.name.strip():
+            raise ValueError("a name has some text")
+        if self.kind is not None and self.name is None:
+            raise ValueError("kind goes with a name (a key or an id names its entity already)")
         return self
 
     def describe(self) -> str:
@@ -96,7 +112,14 @@ class EntityRef(BaseModel):
             return f"id {self.id!r}"
         if self.key is not None:
             return f"key {self.key!r}"
-        return f"name {self.name!r}"
+        kind = f" of kind {self.kind}" if self.kind is not None else ""
+        return f"name {self.name!r}{kind}"
+
+    def derived_key(self) -> str | None:
+        """The key an entity created from this name and kind gets."""
+        if self.name is None or self.kind is None:
+            return None
+        return mt.entity_key(self.kind, self.name)
 
 
 @dataclass(frozen=True)
@@ -106,19 +129,31 @@ class ResolvedEntity:
     canonical: str
 
 
-async def resolve_entities(
-    ctx: WriteContext, refs: list[tuple[EntityRef, str]]
-) -> dict[EntityRef, ResolvedEntity]:
-    """Resolve `(ref, field)` pairs; the field names the input in errors."""
-    ids = sorted({r.id for r, _ in refs if r.id is not None})
-    keys = sorted({r.key for r, _ in refs if r.key is not None})
-    names = sorted({r.name for r, _ in refs if r.name is not None})
-    found: dict[tuple[str, str], list[dict[str, Any]]] = {}
+async def find_entities(
+    ctx: WriteContext, refs: list[EntityRef]
+) -> dict[EntityRef, dict[str, dict[str, Any]]]:
+    """Every visible entity each reference may mean, by key (a name may fit several; a name
+    with a kind also fits the entity its derived key names, whatever it is called now)."""
+    ids = sorted({r.id for r in refs if r.id is not None})
+    derived = {r: r.derived_key() for r in refs}
+    keys = sorted({r.key for r in refs if r.key is not None} | {k for k in derived.values() if k})
+    named = sorted({(r.name, r.kind) for r in refs if r.name is not None}, key=str)
+    index_of: dict[tuple[str, EntityKind | None], str]
+    index_of = {pair: str(index) for index, pair in enumerate(named)}
+    names = [
+        {
+            "id": index_of[(name, kind)],
+            "words": name_words(name or ""),
+            "kind": kind.value if kind else None,
+        }
+        for name, kind in named
+    ]
     params: dict[str, Any] = {
         "spaceId": ctx.space_id,
         "now": ctx.now,
         "maxPrivacy": int(ctx.max_privacy),
     }
+    found: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for kind, query, values, arg in (
         ("id", ENTITIES_BY_ID, ids, "ids"),
         ("key", ENTITIES_BY_KEY, keys, "keys"),
@@ -127,20 +162,41 @@ async def resolve_entities(
         if values:
             for row in await run(ctx.tx, query, **params, **{arg: values}):
                 found.setdefault((kind, row["ref"]), []).append(row)
-    resolved: dict[EntityRef, ResolvedEntity] = {}
-    for ref, field in refs:
-        lookup = ("id", ref.id) if ref.id else ("key", ref.key) if ref.key else ("name", ref.name)
-        rows = found.get((lookup[0], lookup[1] or ""), [])
-        unique = {row["id"]: row for row in rows}
-        if not unique:
-            raise NotFound(f"no entity with {ref.describe()} in space {ctx.space!r}", field=field)
-        if len(unique) > 1:
-            keys_found = ", ".join(sorted(row["key"] for row in unique.values()))
-            raise AmbiguousSubject(
-                f"{ref.describe()} names {len(unique)} entities ({keys_found}); "
-                "refer to one by key or id",
-                field=field,
-            )
-        row = next(iter(unique.values()))
-        resolved[ref] = ResolvedEntity(row["id"], row["key"], row["canonical"])
-    return resolved
+    candidates: dict[EntityRef, dict[str, dict[str, Any]]] = {}
+    for ref in refs:
+        if ref.id is not None:
+            rows = found.get(("id", ref.id), [])
+        elif ref.key is not None:
+            rows = found.get(("key", ref.key), [])
+        else:
+            rows = found.get(("name", index_of[(ref.name or "", ref.kind)]), [])
+            rows = rows + found.get(("key", derived[ref] or ""), [])
+        candidates[ref] = {row["key"]: row for row in rows}
+    return candidates
+
+
+def only_candidate(
+    ctx: WriteContext, ref: EntityRef, rows: dict[str, dict[str, Any]], field: str
+) -> ResolvedEntity:
+    """The one entity `ref` means: NOT_FOUND for none, AMBIGUOUS_SUBJECT (naming the
+    candidates' keys) for several."""
+    if not rows:
+        hint = "" if ref.name is None or ref.kind else " (give its kind to create it)"
+        raise NotFound(f"no entity with {ref.describe()} in space {ctx.space!r}{hint}", field=field)
+    if len(rows) > 1:
+        raise AmbiguousSubject(
+            f"{ref.describe()} names {len(rows)} entities ({', '.join(sorted(rows))}); "
+            "refer to one by key or id",
+            field=field,
+        )
+    row = next(iter(rows.values()))
+    return ResolvedEntity(row["id"], row["key"], row["canonical"])
+
+
+async def resolve_entities(
+    ctx: WriteContext, refs: list[tuple[EntityRef, str]]
+) -> dict[EntityRef, ResolvedEntity]:
+    """Resolve `(ref, field)` pairs to entities that exist; the field names the input in
+    errors."""
+    candidates = await find_entities(ctx, [ref for ref, _ in refs])
+    return {ref: only_candidate(ctx, ref, candidates[ref], field) for ref, field in refs}

@@ -312,8 +312,11 @@ async def record_observations_in(
     ]
 
 
-async def open_episode_in(ctx: WriteContext, opening: OpenEpisodeInput) -> Episode:
-    """`open_episode` inside a writing transaction that has begun (`begin_write`)."""
+async def open_episode_in(
+    ctx: WriteContext, opening: OpenEpisodeInput, *, session_key: str | None = None
+) -> Episode:
+    """`open_episode` inside a writing transaction that has begun (`begin_write`); a
+    `session_key` marks the session episode evidence text is recorded in."""
     check_idempotency_key(opening.idempotency_key)
     payload = opening.model_dump(mode="json")
     fingerprint, replay = await _replayed(ctx, "openEpisode", opening.idempotency_key, payload)
@@ -340,6 +343,7 @@ async def open_episode_in(ctx: WriteContext, opening: OpenEpisodeInput) -> Episo
         "extractorVersion": opening.extractor_version,
         "supersedesId": opening.supersedes,
         "privacy": int(opening.privacy),
+        "sessionKey": session_key,
     }
     rows = await run(ctx.tx, CREATE_EPISODE, props=props, now=ctx.now)
     audit = AuditLog()

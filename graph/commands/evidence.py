@@ -15,8 +15,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, LiteralString
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, model_validator
 
+from graph.commands.episodes import MAX_OBSERVATION_CHARS
 from graph.commands.writing import WriteContext
 from graph.domain.errors import Forgotten, NotFound, ValidationFailed
 from graph.domain.model import ROLE_AUTHORITY, Authority, EvidenceKind, Privacy, Role
@@ -69,19 +70,30 @@ SET e2 = properties(e), e2.recordedAt = $now, e2.privacy = new.privacy
 
 
 class EvidenceRef(BaseModel):
-    """One observation or artifact a write cites."""
+    """One observation or artifact a write cites — or the text of one to record with the write
+    (in the same transaction), in the open episode `episode_id` or the writer's session
+    episode of the day."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     observation_id: str | None = None
     artifact_id: str | None = None
+    text: str | None = Field(default=None, min_length=1, max_length=MAX_OBSERVATION_CHARS)
+    role: Role | None = None
+    observed_at: AwareDatetime | None = None
+    episode_id: str | None = None
     authority: Authority | None = None
     note: str | None = Field(default=None, max_length=1000)
 
     @model_validator(mode="after")
     def _exactly_one_target(self) -> EvidenceRef:
-        if (self.observation_id is None) == (self.artifact_id is None):
-            raise ValueError("evidence cites exactly one of observation_id or artifact_id")
+        given = [v for v in (self.observation_id, self.artifact_id, self.text) if v is not None]
+        if len(given) != 1:
+            raise ValueError("evidence gives exactly one of observation_id, artifact_id or text")
+        if self.text is None and (
+            self.role is not None or self.observed_at is not None or self.episode_id is not None
+        ):
+            raise ValueError("role, observed_at and episode_id go with evidence text")
         return self
 
     @property
@@ -116,12 +128,29 @@ class ResolvedEvidence:
         }
 
 
+def authority_of(ref: EvidenceRef, role: Role, what: str, field: str) -> Authority:
+    """The authority cited: given, or the first the source's role allows; VALIDATION for one
+    the role does not allow (an assistant's message is never `user_stated`)."""
+    allowed = ROLE_AUTHORITY[role]
+    authority = ref.authority or allowed[0]
+    if authority not in allowed:
+        raise ValidationFailed(
+            f"evidence from a {role} {what} cannot have authority {authority} "
+            f"(allowed: {', '.join(allowed)})",
+            field=f"{field}.authority",
+        )
+    return authority
+
+
 async def resolve_evidence(
-    ctx: WriteContext, refs: list[EvidenceRef]
+    ctx: WriteContext, refs: list[tuple[EvidenceRef, str]]
 ) -> dict[str, ResolvedEvidence]:
-    """Check every cited observation/artifact; keyed by target id."""
-    observation_ids = sorted({r.observation_id for r in refs if r.observation_id})
-    artifact_ids = sorted({r.artifact_id for r in refs if r.artifact_id})
+    """Check every cited observation/artifact (`(ref, field)` pairs, the field naming the
+    input in errors); keyed by target id. Evidence text is not looked up here
+    (`inline_evidence.record_inline` records it)."""
+    refs = [(ref, field) for ref, field in refs if ref.text is None]
+    observation_ids = sorted({r.observation_id for r, _ in refs if r.observation_id})
+    artifact_ids = sorted({r.artifact_id for r, _ in refs if r.artifact_id})
     found: dict[str, dict[str, Any]] = {}
     lookups: list[tuple[list[str], LiteralString, dict[str, Any]]] = [
         (observation_ids, FIND_OBSERVATIONS, {"label": "Observation"}),
@@ -136,26 +165,18 @@ async def resolve_evidence(
         for row in rows:
             found[row["id"]] = {**row, **marks}
     resolved: dict[str, ResolvedEvidence] = {}
-    for ref in refs:
+    for ref, field in refs:
         what = "observation" if ref.observation_id else "artifact"
         target = found.get(ref.target_id)
         if target is None:
-            raise NotFound(f"no {what} {ref.target_id!r} in space {ctx.space!r}", field="evidence")
+            raise NotFound(f"no {what} {ref.target_id!r} in space {ctx.space!r}", field=field)
         row = target
         if row["erasedAt"] is not None:
-            raise Forgotten(f"{what} {ref.target_id!r} was forgotten", field="evidence")
-        allowed = ROLE_AUTHORITY[Role(row["role"])]
-        authority = ref.authority or allowed[0]
-        if authority not in allowed:
-            raise ValidationFailed(
-                f"evidence from a {row['role']} {what} cannot have authority {authority} "
-                f"(allowed: {', '.join(allowed)})",
-                field="evidence.authority",
-            )
+            raise Forgotten(f"{what} {ref.target_id!r} was forgotten", field=field)
         resolved[ref.target_id] = ResolvedEvidence(
             ref,
             row["label"],
-            authority,
+            authority_of(ref, Role(row["role"]), what, field),
             to_native(row["observedAt"]),
             Privacy(int(row["privacy"])),
             row.get("episodeId"),

@@ -16,14 +16,13 @@ Nothing is written unless every item passes: key grammar, value shape, entities,
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from datetime import datetime
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, JsonValue, model_validator
 
 from graph.commands.audit import AuditLog, check_idempotency_key, find_replays, request_hash
-from graph.commands.entity_refs import EntityRef, ResolvedEntity, resolve_entities
+from graph.commands.entity_refs import EntityRef
 from graph.commands.evidence import (
     MAX_EVIDENCE,
     EvidencePlan,
@@ -31,22 +30,26 @@ from graph.commands.evidence import (
     ResolvedEvidence,
     resolve_evidence,
 )
+from graph.commands.inline_evidence import record_inline
+from graph.commands.predicate_rules import load_rules
+from graph.commands.remember_plan import batch_entities, checked_item, key_of, results_of
+from graph.commands.remember_refs import Path, plan_entities
 from graph.commands.revisions import (
-    KeyState,
     WritePlan,
-    claim_row,
-    interval_of,
-    load_claims,
     load_key_states,
 )
 from graph.commands.writing import WriteContext, run_command
 from graph.domain import memory_types as mt
 from graph.domain.actor import Actor
-from graph.domain.errors import Conflict, Forbidden, RevisionConflict, ValidationFailed
-from graph.domain.intervals import Interval, pieces_kept
-from graph.domain.model import Claim, EvidenceKind, MemoryType, Policy, Privacy, canonical_json
+from graph.domain.cardinality import Cardinality
+from graph.domain.errors import (
+    EngramError,
+    Forbidden,
+    ValidationFailed,
+)
+from graph.domain.inputs import parse
+from graph.domain.model import Claim, MemoryType, Privacy, canonical_json
 from graph.store.db import Graph
-from graph.store.rows import claim_record
 
 
 class RememberInput(BaseModel):
@@ -70,6 +73,8 @@ class RememberInput(BaseModel):
     idempotency_key: str | None = None
     expected_revision: int | None = Field(default=None, ge=0)
     pinned: bool = False
+    cardinality: Cardinality | None = None
+    """A fact's rule for this write (must agree with the space's declared one)."""
 
     @model_validator(mode="after")
     def _consistent(self) -> RememberInput:
@@ -118,6 +123,8 @@ def validate(item: RememberInput) -> MemoryType:
                     field="key",
                 )
     else:
+        if item.cardinality is not None:
+            raise ValidationFailed("only facts have a cardinality", field="cardinality")
         if item.predicate is not None or item.object is not None:
             raise ValidationFailed(
                 f"only facts have a predicate and an object, not {memory_type}", field="predicate"
@@ -130,26 +137,66 @@ def validate(item: RememberInput) -> MemoryType:
 
 
 async def remember(
-    graph: Graph, space: str, items: Sequence[RememberInput], *, actor: Actor
+    graph: Graph,
+    space: str,
+    items: Sequence[RememberInput | Mapping[str, Any]],
+    *,
+    actor: Actor,
+    field: str | None = None,
 ) -> list[Claim]:
-    """Remember `items` in one transaction (all or nothing); one claim revision per item."""
+    """Remember `items` (models, or plain data to validate) in one transaction (all or
+    nothing); one claim revision per item. With `field`, a failure names its item
+    (`inputs[3].subject`); the first invalid item in order is the one reported."""
     if not items:
         return []
-    types = [validate(item) for item in items]
+    path = _paths(field)
+    parsed: list[RememberInput] = []
+    types: list[MemoryType] = []
+    for index, item in enumerate(items):
+        try:
+            parsed.append(
+                item if isinstance(item, RememberInput) else parse(RememberInput, dict(item))
+            )
+            types.append(validate(parsed[-1]))
+        except EngramError as failure:
+            raise _at(failure, path(index, "")) from None
 
     async def work(ctx: WriteContext) -> list[Claim]:
-        return await _remember_in(ctx, list(items), types)
+        return await _remember_in(ctx, parsed, types, path)
 
     return await run_command(graph, space, actor, work)
 
 
 async def remember_in(ctx: WriteContext, items: Sequence[RememberInput]) -> list[Claim]:
     """`remember` inside a writing transaction that has begun (`begin_write`)."""
-    return await _remember_in(ctx, list(items), [validate(item) for item in items])
+    path = _paths(None)
+    return await _remember_in(ctx, list(items), _validated(list(items), path), path)
+
+
+def _paths(field: str | None) -> Path:
+    def path(index: int, rest: str) -> str:
+        where = f"{field}[{index}]" if field is not None else ""
+        return ".".join(part for part in (where, rest) if part)
+
+    return path
+
+
+def _validated(items: list[RememberInput], path: Path) -> list[MemoryType]:
+    types = []
+    for index, item in enumerate(items):
+        try:
+            types.append(validate(item))
+        except EngramError as failure:
+            raise _at(failure, path(index, "")) from None
+    return types
+
+
+def _at(failure: EngramError, where: str) -> EngramError:
+    return failure.at(where) if where else failure
 
 
 async def _remember_in(
-    ctx: WriteContext, items: list[RememberInput], types: list[MemoryType]
+    ctx: WriteContext, items: list[RememberInput], types: list[MemoryType], path: Path
 ) -> list[Claim]:
     hashes = {
         item.idempotency_key: ("remember", request_hash("remember", item.model_dump(mode="json")))
@@ -159,188 +206,88 @@ async def _remember_in(
     replays = await find_replays(ctx, hashes)
     # A replay returns the first result and resolves nothing: its entities or evidence may
     # have been forgotten since, which the loaded result reports as FORGOTTEN.
-    fresh = [item for item in items if item.idempotency_key not in replays]
-    for item in fresh:
+    fresh = [
+        (index, item, t)
+        for index, (item, t) in enumerate(zip(items, types, strict=True))
+        if item.idempotency_key not in replays
+    ]
+    for index, item, _ in fresh:
         if item.privacy > ctx.max_privacy:
             tier = item.privacy.name.lower()
-            raise Forbidden(f"this key may not write at privacy {tier}", field="privacy")
-
-    entity_refs: list[tuple[EntityRef, str]] = []
-    for item in fresh:
-        if item.subject is not None:
-            entity_refs.append((item.subject, "subject"))
-        if item.object is not None:
-            entity_refs.append((item.object, "object"))
-    entities = await resolve_entities(ctx, entity_refs)
-    evidence = await resolve_evidence(ctx, [ref for item in fresh for ref in item.evidence])
-
-    keys = [
-        _key_of(item, t, entities) if item.idempotency_key not in replays else ""
-        for item, t in zip(items, types, strict=True)
+            raise Forbidden(
+                f"this key may not write at privacy {tier}", field=path(index, "privacy")
+            )
+    batch = await plan_entities(ctx, fresh, path)
+    work = [
+        (index, extra, MemoryType.ENTITY, True)
+        for index, _, _ in fresh
+        for extra in batch.created.get(index, [])
     ]
-    states = await load_key_states(ctx, [key for key in keys if key])
+    work = sorted(
+        work + [(index, item, t, False) for index, item, t in fresh], key=lambda w: (w[0], not w[3])
+    )
+    cited = [
+        (ref, int(item.privacy), path(index, f"evidence[{n}]"))
+        for index, item, _, _ in work
+        for n, ref in enumerate(item.evidence)
+    ]
+    evidence: dict[Any, ResolvedEvidence] = dict(
+        await resolve_evidence(ctx, [(ref, where) for ref, _, where in cited])
+    )
+    evidence.update(await record_inline(ctx, cited))
+    rules = await load_rules(ctx) if any(t is MemoryType.FACT for _, _, t, _ in work) else None
+
+    keys: dict[int, str] = {}
+    for position, (index, item, memory_type, _) in enumerate(work):
+        try:
+            keys[position] = key_of(item, memory_type, batch, rules)
+        except EngramError as failure:
+            raise _at(failure, path(index, "")) from None
+    states = await load_key_states(ctx, list(keys.values()))
     plan = WritePlan()
+    entities = batch_entities(ctx, batch, states, plan, work, keys)
     evidence_plan = EvidencePlan()
     audit = AuditLog()
-    result_ids: list[str] = []
+    results: dict[int, str] = {
+        index: replays[item.idempotency_key].result["claimId"]
+        for index, item in enumerate(items)
+        if item.idempotency_key in replays
+    }
     in_batch: dict[str, tuple[RememberInput, str]] = {}
-    for item, memory_type, key in zip(items, types, keys, strict=True):
-        if item.idempotency_key in replays:
-            result_ids.append(replays[item.idempotency_key].result["claimId"])
-            continue
-        if item.idempotency_key in in_batch:
-            earlier_item, earlier_id = in_batch[item.idempotency_key]
-            if earlier_item != item:
-                raise Conflict(
-                    f"idempotency key {item.idempotency_key!r} is used twice in one batch "
-                    "for different requests",
-                    field="idempotencyKey",
-                )
-            result_ids.append(earlier_id)
-            continue
-        authorities = {evidence[ref.target_id].authority for ref in item.evidence}
-        mt.check_gate(memory_type, confidence=item.confidence, authorities=authorities)
-        state = states[key]
-        head = state.head_at(item.privacy)
-        if item.expected_revision is not None and item.expected_revision != head:
-            raise RevisionConflict(
-                f"{key} is at revision {head}, not {item.expected_revision}",
-                field="expectedRevision",
+    for position, (index, item, memory_type, created) in enumerate(work):
+        key = keys[position]
+        try:
+            claim_id = checked_item(
+                ctx,
+                item,
+                memory_type,
+                key,
+                states[key],
+                entities,
+                evidence,
+                plan,
+                evidence_plan,
+                in_batch,
             )
-        claim_id = _plan_item(
-            ctx, item, memory_type, key, state, entities, evidence, plan, evidence_plan
-        )
-        result_ids.append(claim_id)
-        if item.idempotency_key is not None:
+        except EngramError as failure:
+            raise _at(failure, path(index, "")) from None
+        if created:
+            audit.add("remember", [claim_id], result={"claimId": claim_id})
+            continue
+        results[index] = claim_id
+        if item.idempotency_key is not None and item.idempotency_key not in in_batch:
             in_batch[item.idempotency_key] = (item, claim_id)
-        audit.add(
-            "remember",
-            [claim_id],
-            idempotency_key=item.idempotency_key,
-            request_hash=hashes[item.idempotency_key][1] if item.idempotency_key else None,
-            result={"claimId": claim_id},
-        )
+            audit.add(
+                "remember",
+                [claim_id],
+                idempotency_key=item.idempotency_key,
+                request_hash=hashes[item.idempotency_key][1],
+                result={"claimId": claim_id},
+            )
+        elif item.idempotency_key is None:
+            audit.add("remember", [claim_id], result={"claimId": claim_id})
     await plan.write(ctx)
     await evidence_plan.write(ctx)
     await audit.write(ctx)
-    return await _results(ctx, result_ids, plan, evidence_plan, evidence)
-
-
-async def _results(
-    ctx: WriteContext,
-    result_ids: list[str],
-    plan: WritePlan,
-    evidence_plan: EvidencePlan,
-    evidence: dict[str, ResolvedEvidence],
-) -> list[Claim]:
-    """The claims a remember answers with: rows written now are built from what was written
-    (no second read of a large batch); corroborated and replayed rows are loaded."""
-    written = {str(row["id"]): row for row in plan.rows if row.get("supersededAt") is None}
-    links: dict[str, list[dict[str, Any]]] = {}
-    for link in evidence_plan.links:
-        if link["claimId"] in written:
-            cited = evidence[link["targetId"]]
-            links.setdefault(link["claimId"], []).append(cited.projection(link, ctx.now))
-    loaded = await load_claims(ctx, [i for i in result_ids if i not in written])
-    return [
-        claim_record({**written[i], "recordedAt": ctx.now}, links.get(i, []))
-        if i in written
-        else loaded[i]
-        for i in result_ids
-    ]
-
-
-def _key_of(
-    item: RememberInput, memory_type: MemoryType, entities: dict[EntityRef, ResolvedEntity]
-) -> str:
-    if item.key is not None:
-        if memory_type is MemoryType.FACT:
-            assert item.subject is not None
-            parsed = mt.parse_key(item.key)
-            subject = entities[item.subject]
-            expected = mt.fact_key(subject.key, item.predicate or "", None).split(":", 2)[1]
-            if parsed.part("subject") != expected:
-                raise ValidationFailed(
-                    f"key {item.key!r} names subject {parsed.part('subject')!r}, "
-                    f"but the subject is {expected!r}",
-                    field="key",
-                )
-        return item.key
-    assert item.subject is not None and item.predicate is not None
-    object_key = entities[item.object].key if item.object is not None else None
-    return mt.fact_key(entities[item.subject].key, item.predicate, object_key)
-
-
-def _plan_item(
-    ctx: WriteContext,
-    item: RememberInput,
-    memory_type: MemoryType,
-    key: str,
-    state: KeyState,
-    entities: dict[EntityRef, ResolvedEntity],
-    evidence: dict[str, Any],
-    plan: WritePlan,
-    evidence_plan: EvidencePlan,
-) -> str:
-    cited = [evidence[ref.target_id] for ref in item.evidence]
-    valid_from: datetime | None = item.valid_from or min(e.observed_at for e in cited)
-    interval = Interval(valid_from, item.valid_to)
-    subject = entities[item.subject] if item.subject is not None else None
-    obj = entities[item.object] if item.object is not None else None
-    subject_id: str | None
-    if memory_type is MemoryType.ENTITY:
-        subject_id = plan.entity_for(ctx, key, state, item.privacy)
-    else:
-        subject_id = subject.id if subject else None
-    content = {
-        "subjectId": subject_id,
-        "predicate": item.predicate,
-        "objectId": obj.id if obj else None,
-        "valueJson": canonical_json(item.value),
-    }
-    policy = mt.POLICIES[memory_type]
-
-    # A key's rows at each tier are a line of their own: a write changes only its own tier's
-    # line, so no reader below a tier ever sees its rows ended by a write it cannot see.
-    line = state.line(item.privacy)
-    if policy is Policy.OVERWRITE:
-        same = [
-            row
-            for row in line
-            if all(row.get(k) == v for k, v in content.items())
-            and row["status"] != "retracted"
-            and interval_of(row).covers(interval)
-        ]
-        if same:
-            # Re-stating what a current row holds: corroborate it, no new revision.
-            row = same[0]
-            for resolved in cited:
-                evidence_plan.link(row, EvidenceKind.SUPPORTED_BY, resolved)
-            return str(row["id"])
-        for old in [r for r in line if interval_of(r).overlaps(interval)]:
-            plan.supersede(ctx, old, state)
-            for piece in pieces_kept(interval_of(old), interval, keep_tail=True):
-                kept = plan.restate(ctx, old, state, piece)
-                evidence_plan.copy_support(old["id"], kept["id"])
-
-    first_revision = state.head_at(item.privacy) == 0
-    row = claim_row(
-        ctx,
-        key=key,
-        revision=state.next_revision(item.privacy),
-        memory_type=memory_type,
-        value=item.value,
-        content=content,
-        confidence=item.confidence,
-        importance=item.importance,
-        privacy=item.privacy,
-        pinned=item.pinned,
-        interval=interval,
-        subject_name=subject.canonical if subject else None,
-        object_name=obj.canonical if obj else None,
-        reason=None if first_revision else f"{policy} policy: remembered again",
-    )
-    plan.create(row, state, revises=state.latest_current_id(item.privacy))
-    for resolved in cited:
-        evidence_plan.link(row, EvidenceKind.SUPPORTED_BY, resolved)
-    return str(row["id"])
+    result_ids = [results[index] for index in range(len(items))]
+    return await results_of(ctx, result_ids, plan, evidence_plan, evidence)

@@ -14,7 +14,7 @@ from typing import Any, LiteralString
 from graph.commands.captions import caption, kind_label, refresh_display_names
 from graph.commands.writing import WriteContext, new_id
 from graph.domain import memory_types as mt
-from graph.domain.errors import Forgotten
+from graph.domain.errors import Forgotten, NotFound, ValidationFailed
 from graph.domain.intervals import Interval
 from graph.domain.model import Claim, ClaimStatus, MemoryType, Privacy
 from graph.store.db import run
@@ -175,6 +175,26 @@ async def load_claims(ctx: WriteContext, ids: list[str]) -> dict[str, Claim]:
         if row["claim"].get("erasedAt") is not None:
             raise Forgotten(f"claim {row['claim']['id']} was forgotten", field="idempotencyKey")
     return {row["claim"]["id"]: claim_record(row["claim"], row["evidence"]) for row in rows}
+
+
+async def current_of_key(ctx: WriteContext, key: str) -> str:
+    """The id of the one current revision of `key` the writer sees."""
+    try:
+        mt.parse_key(key)
+    except ValidationFailed as failure:
+        raise ValidationFailed(failure.message, field="claimKey") from None
+    current = (await load_key_states(ctx, [key]))[key].current
+    if not current:
+        raise NotFound(
+            f"no current claim with key {key!r} in space {ctx.space!r}", field="claimKey"
+        )
+    if len(current) > 1:
+        ids = ", ".join(sorted(str(row["id"]) for row in current))
+        raise ValidationFailed(
+            f"key {key!r} has {len(current)} current revisions ({ids}); give claimId",
+            field="claimKey",
+        )
+    return str(current[0]["id"])
 
 
 def claim_row(

@@ -180,6 +180,11 @@ def key_part(text: str) -> str:
     return re.sub(r"[\s:%]", lambda m: f"%{ord(m.group()):02X}", text)
 
 
+def entity_key(kind: str, name: str) -> str:
+    """The key of an entity created by name: `entity:<kind>:<name as lowercase-hyphenated>`."""
+    return f"entity:{kind}:{key_part('-'.join(name.lower().split()))}"
+
+
 def fact_key(subject_key: str, predicate: str, object_key: str | None) -> str:
     """The derived key of a fact: `fact:<kind>/<canonical>:<PREDICATE>[:<kind>/<canonical>]`."""
 

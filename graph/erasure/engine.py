@@ -174,13 +174,23 @@ RETURN DISTINCT a.locator AS locator
 CLOSE_SPACE: LiteralString = """
 MATCH (s:Space {id: $spaceId})
 SET s.erasedAt = $now, s.grantsToWithdraw = s.name, s.name = 'forgotten-' + s.id
-REMOVE s.description, s.forgetSalt
+REMOVE s.description, s.forgetSalt, s.onePredicates, s.manyPredicates
 """
 
 
 def content_fingerprint(salt: str, text: str) -> str:
     """A keyed digest of erased text: recognises the same text again, reveals nothing alone."""
     return hmac.new(salt.encode(), text.encode("utf-8"), hashlib.sha256).hexdigest()
+
+
+async def _space_salt(ctx: WriteContext) -> str:
+    [row] = await run(ctx.tx, SPACE_SALT, spaceId=ctx.space_id, fresh=secrets.token_hex(32))
+    return str(row["salt"])
+
+
+async def keyed_digest(ctx: WriteContext, text: str) -> str:
+    """`text` as a digest keyed by the space's secret salt (see `content_fingerprint`)."""
+    return content_fingerprint(await _space_salt(ctx), text)
 
 
 @dataclass
@@ -268,9 +278,8 @@ async def erase(
     if selection.episodes:
         await run(ctx.tx, ERASE_EPISODES, ids=sorted(selection.episodes), now=ctx.now)
     if texts:
-        fresh = secrets.token_hex(32)
-        [row] = await run(ctx.tx, SPACE_SALT, spaceId=ctx.space_id, fresh=fresh)
-        erasure.fingerprints = {content_fingerprint(row["salt"], text) for text in texts}
+        salt = await _space_salt(ctx)
+        erasure.fingerprints = {content_fingerprint(salt, text) for text in texts}
     candidates = sorted(citing - selection.claims)
     if candidates:
         rows = await run(

@@ -34,7 +34,7 @@ from graph.commands.audit import AuditLog, check_idempotency_key, find_replays, 
 from graph.commands.holds import check_holds
 from graph.commands.writing import WriteContext, new_id, run_command
 from graph.domain.actor import Actor
-from graph.erasure.engine import Erasure, erase
+from graph.erasure.engine import Erasure, erase, keyed_digest
 from graph.erasure.purge_outbox import purge_blobs, purge_spaces
 from graph.erasure.selectors import Selection, Selector, SelectorKind, fingerprint, select
 from graph.store.db import Graph, run
@@ -100,6 +100,10 @@ async def forget(
 async def forget_in(ctx: WriteContext, request: ForgetInput) -> ForgetReceipt:
     """`forget` inside a writing transaction that has begun (`begin_write`)."""
     fingerprint_of_request = request_hash("forget", request.model_dump(mode="json"))
+    if request.selector.by_content():
+        # A key or a name is content: the audit keeps only a keyed digest of such a request,
+        # so that nothing in it can confirm a guess of what was forgotten.
+        fingerprint_of_request = await keyed_digest(ctx, fingerprint_of_request)
     if request.idempotency_key is not None:
         replays = await find_replays(
             ctx, {request.idempotency_key: ("forget", fingerprint_of_request)}

@@ -30,22 +30,45 @@ class Selector(BaseModel):
 
     kind: SelectorKind
     id: str | None = None
+    key: str | None = None
+    """A claim's key (every revision of it) or an entity's key."""
+    name: str | None = None
+    """An entity's current name."""
     subject: EntityRef | None = None
     predicate: str | None = None
 
     @model_validator(mode="after")
     def _shape(self) -> Selector:
+        given = {n for n, v in (("id", self.id), ("key", self.key), ("name", self.name)) if v}
+        named = sorted(given)
         if self.kind is SelectorKind.SUBJECT_PREDICATE:
-            if self.subject is None or self.predicate is None or self.id is not None:
+            if self.subject is None or self.predicate is None or named:
                 raise ValueError("a SUBJECT_PREDICATE selector gives subject and predicate")
             if not PREDICATE.match(self.predicate):
                 raise ValueError("predicate must be UPPER_SNAKE_CASE")
         elif self.kind is SelectorKind.SPACE:
-            if self.id is not None or self.subject is not None or self.predicate is not None:
+            if named or self.subject is not None or self.predicate is not None:
                 raise ValueError("a SPACE selector names nothing but the space")
-        elif self.id is None or self.subject is not None or self.predicate is not None:
-            raise ValueError(f"a {self.kind} selector gives the resource's id")
+        elif (
+            self.subject is not None
+            or self.predicate is not None
+            or len(named) != 1
+            or not given <= set(self.takes())
+        ):
+            raise ValueError(f"a {self.kind} selector gives {' or '.join(self.takes())}")
         return self
+
+    def takes(self) -> tuple[str, ...]:
+        """What names the resource of this kind."""
+        if self.kind is SelectorKind.CLAIM:
+            return ("id", "key")
+        if self.kind is SelectorKind.ENTITY:
+            return ("id", "key", "name")
+        return ("id",)
+
+    def by_content(self) -> bool:
+        """Named by a key or a name (content), rather than by an id."""
+        return self.key is not None or self.name is not None
 
 
 @dataclass
@@ -77,6 +100,12 @@ class Selection:
 # Every selector selects only what the writer's tier reaches: the rows of a key at or below it,
 # the observations of an episode at or below it, … What lies above stays as it is, and no count
 # or error tells the writer it is there.
+ROWS_OF_KEY: LiteralString = """
+MATCH (row:Claim {spaceId: $spaceId, key: $key})
+WHERE row.privacy <= $maxPrivacy
+RETURN collect(row.id) AS ids
+"""
+
 ROWS_OF_KEY_OF_CLAIM: LiteralString = """
 MATCH (c:Claim {id: $id})
 WHERE c.spaceId = $spaceId AND c.privacy <= $maxPrivacy
@@ -172,6 +201,25 @@ async def select(ctx: WriteContext, selector: Selector) -> Selection:
                 field="selector",
             )
         return selection
+    if kind is SelectorKind.CLAIM and selector.key is not None:
+        rows = await run(
+            ctx.tx,
+            ROWS_OF_KEY,
+            key=selector.key,
+            spaceId=ctx.space_id,
+            maxPrivacy=int(ctx.max_privacy),
+        )
+        if not rows[0]["ids"]:
+            raise NotFound(
+                f"no claim with key {selector.key!r} in this space", field="selector.key"
+            )
+        selection.claims = set(rows[0]["ids"])
+        return selection
+    if kind is SelectorKind.ENTITY and selector.by_content():
+        ref = EntityRef(key=selector.key) if selector.key else EntityRef(name=selector.name)
+        field = "selector.key" if selector.key else "selector.name"
+        entity = (await resolve_entities(ctx, [(ref, field)]))[ref]
+        selector = selector.model_copy(update={"id": entity.id, "key": None, "name": None})
     assert selector.id is not None
     if kind is SelectorKind.CLAIM:
         rows = await run(

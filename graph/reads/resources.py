@@ -148,7 +148,9 @@ MATCH (c:Claim {spaceId: $spaceId, type: 'entity'})
 WHERE """
     + visible("c")
     + """ AND c.status IN ['active', 'disputed']
-  AND (toLower(c.name) = toLower($name) OR toLower($name) IN [a IN c.aliases | toLower(a)])
+  AND ($kind IS NULL OR c.key STARTS WITH 'entity:' + $kind + ':')
+  AND any(text IN [c.name] + coalesce(c.aliases, [])
+          WHERE [w IN split(toLower(text), ' ') WHERE w <> ''] = $words)
 MATCH (e:Entity {id: c.subjectId})
 WHERE """
     + visible("e")
@@ -221,11 +223,14 @@ async def find_entity(
     entity_id: str | None = None,
     key: str | None = None,
     name: str | None = None,
+    kind: str | None = None,
 ) -> Entity:
-    """The entity one of id, key or name (as of the view) refers to; a name that fits several
+    """The entity one of id, key or name (current in the view: at its asOf, as known at its
+    knownAt; case and spacing ignored; of `kind` if given) refers to; a name that fits several
     is `AMBIGUOUS_SUBJECT`."""
     if name is not None:
-        rows = await graph.read(ENTITY_IDS_BY_NAME, **view.params(), name=name)
+        words = name.lower().split()
+        rows = await graph.read(ENTITY_IDS_BY_NAME, **view.params(), words=words, kind=kind)
         if not rows:
             raise NotFound(f"no visible entity named {name!r}", field="name")
         if len(rows) > 1:

@@ -4,7 +4,7 @@ Profile, preferences, active goals, open tasks and recent decisions, as visible 
 line each (`[type:key] summary`), in a deterministic order: by type, then importance (high
 first), then recency (newest first), then key. Given an entity the conversation is `about`,
 its current facts come right after the profile, with names as of the view
-(`[fact:fact:person/alice:WORKS_AT:org/acme] Alice WORKS_AT Acme Global`). A line that does not
+(`[fact:fact:person/alice:WORKS_AT] Alice WORKS_AT Acme Global`). A line that does not
 fit is left out (and counted); the text never exceeds the budget.
 
     >>> snapshot = await context_snapshot(graph, view, budget_bytes=2048)

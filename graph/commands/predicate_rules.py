@@ -1,0 +1,113 @@
+"""A space's predicate rules: which predicates hold one current value (`ONE`) and which many.
+
+    >>> await declare_predicate(graph, "alice", "WORKS_AT", Cardinality.MANY, actor=agent)
+    >>> rules = await predicate_rules(graph, "alice", actor=agent)
+
+Rules live on the space node (`onePredicates`, `manyPredicates`): space-wide, like the space's
+name, and read by every writer of it. A declaration changes how the keys of later facts are
+derived; facts already written keep theirs (see `graph.domain.cardinality`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, LiteralString
+
+from graph.commands.audit import AuditLog
+from graph.commands.writing import WriteContext, run_command
+from graph.domain import memory_types as mt
+from graph.domain.actor import Actor
+from graph.domain.cardinality import SINGLE_VALUED, Cardinality, default_cardinality
+from graph.domain.errors import ValidationFailed
+from graph.store.db import Graph, run
+
+RULES_OF_SPACE: LiteralString = """
+MATCH (s:Space {id: $spaceId})
+RETURN coalesce(s.onePredicates, []) AS one, coalesce(s.manyPredicates, []) AS many
+"""
+
+DECLARE_RULE: LiteralString = """
+MATCH (s:Space {id: $spaceId})
+WITH s,
+     [p IN coalesce(s.onePredicates, []) WHERE p <> $predicate] AS one,
+     [p IN coalesce(s.manyPredicates, []) WHERE p <> $predicate] AS many
+SET s.onePredicates = CASE WHEN $cardinality = 'one' THEN one + [$predicate] ELSE one END,
+    s.manyPredicates = CASE WHEN $cardinality = 'many' THEN many + [$predicate] ELSE many END
+"""
+
+
+@dataclass(frozen=True)
+class PredicateRule:
+    predicate: str
+    cardinality: Cardinality
+    declared: bool
+    """Declared by the space; otherwise Engram's default."""
+
+
+@dataclass(frozen=True)
+class PredicateRules:
+    """The rules a space declared, and the defaults for the rest."""
+
+    declared: dict[str, Cardinality]
+
+    def of(self, predicate: str, *, literal: bool, given: Cardinality | None = None) -> Cardinality:
+        """The rule a fact is written under: the one the write gives (which must agree with a
+        declared rule), the declared one, or the default."""
+        declared = self.declared.get(predicate)
+        if given is not None and declared is not None and given is not declared:
+            raise ValidationFailed(
+                f"predicate {predicate} is declared {declared.name} in this space, so a write "
+                f"cannot use {given.name} (declarePredicate changes the rule)",
+                field="cardinality",
+            )
+        return given or declared or default_cardinality(predicate, literal=literal)
+
+    def listing(self) -> list[PredicateRule]:
+        """Declared rules and the defaults not overridden, by predicate."""
+        rules = {p: PredicateRule(p, c, True) for p, c in self.declared.items()}
+        for predicate in SINGLE_VALUED - rules.keys():
+            rules[predicate] = PredicateRule(predicate, Cardinality.ONE, False)
+        return [rules[p] for p in sorted(rules)]
+
+
+async def load_rules(ctx: WriteContext) -> PredicateRules:
+    [row] = await run(ctx.tx, RULES_OF_SPACE, spaceId=ctx.space_id)
+    return _rules(row)
+
+
+def _rules(row: dict[str, Any]) -> PredicateRules:
+    declared = {p: Cardinality.ONE for p in row["one"]} | {p: Cardinality.MANY for p in row["many"]}
+    return PredicateRules(declared)
+
+
+async def declare_predicate(
+    graph: Graph, space: str, predicate: str, cardinality: Cardinality, *, actor: Actor
+) -> PredicateRule:
+    """Declare `predicate` ONE or MANY in `space` for the facts written from now on."""
+    if not mt.is_predicate(predicate):
+        raise ValidationFailed(
+            f"predicate {predicate!r} must be UPPER_SNAKE_CASE (≤ 64) and not one of "
+            "Engram's own relationship types",
+            field="predicate",
+        )
+
+    async def work(ctx: WriteContext) -> PredicateRule:
+        await run(
+            ctx.tx,
+            DECLARE_RULE,
+            spaceId=ctx.space_id,
+            predicate=predicate,
+            cardinality=cardinality.value,
+        )
+        audit = AuditLog()
+        audit.add("declarePredicate", [], detail=f"{predicate}={cardinality.value}")
+        await audit.write(ctx)
+        return PredicateRule(predicate, cardinality, True)
+
+    return await run_command(graph, space, actor, work)
+
+
+async def predicate_rules(graph: Graph, space_id: str) -> PredicateRules:
+    """The rules of the space with id `space_id` (its readers' business, as its name is)."""
+    rows = await graph.read(RULES_OF_SPACE, spaceId=space_id)
+    return _rules(rows[0]) if rows else PredicateRules({})

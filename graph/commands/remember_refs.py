@@ -1,0 +1,159 @@
+"""What the items of one `remember` refer to: entities found or created by the batch, and the
+keys facts get.
+
+An entity reference is found as the writer sees the space now, or among the entity claims of the
+same batch (a batch may create an entity and state facts about it). A name with a kind that fits
+nothing creates the entity: key `entity:<kind>:<name-hyphenated>`, named as given, resting on the
+evidence of the item that named it. Several fits are `AMBIGUOUS_SUBJECT` with their keys.
+
+A fact's key is derived from its subject and predicate, plus its object (or value) only when the
+predicate is `MANY` (`graph.domain.cardinality`). A key the caller gives must name the subject; it
+must also have the shape of the rule when the space declared one or the write states one (under a
+default rule a given key is taken as it is, so exports written before a rule import unchanged).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from graph.commands.entity_refs import (
+    EntityRef,
+    ResolvedEntity,
+    find_entities,
+    name_words,
+    only_candidate,
+)
+from graph.commands.predicate_rules import PredicateRules
+from graph.commands.writing import WriteContext
+from graph.domain import memory_types as mt
+from graph.domain.cardinality import Cardinality, value_part
+from graph.domain.errors import AmbiguousSubject, ValidationFailed
+from graph.domain.model import MemoryType
+
+if TYPE_CHECKING:
+    from graph.commands.remember import RememberInput
+
+Path = Callable[[int, str], str]
+"""The field path of an item's input: `(index, "subject")` → `inputs[3].subject`."""
+
+
+@dataclass
+class BatchEntities:
+    """Each reference's entity: found (`ResolvedEntity`) or the key of one this batch writes."""
+
+    found: dict[EntityRef, ResolvedEntity | str] = field(default_factory=dict)
+    created: dict[int, list[RememberInput]] = field(default_factory=dict)
+    """Entity claims the batch adds, before the item (by index) that named them."""
+
+
+def _names_of(item: RememberInput) -> list[list[str]]:
+    value = item.value if isinstance(item.value, dict) else {}
+    canonical = (item.key or "").split(":", 2)[-1]
+    aliases = value.get("aliases")
+    names = [value.get("name") or canonical, *(aliases if isinstance(aliases, list) else [])]
+    return [name_words(n) for n in names if isinstance(n, str)]
+
+
+async def plan_entities(
+    ctx: WriteContext,
+    items: list[tuple[int, RememberInput, MemoryType]],
+    path: Path,
+) -> BatchEntities:
+    """Find or plan the entity of every subject and object of `items` (`(index, item, type)`)."""
+    from graph.commands.remember import RememberInput
+
+    written = {item.key: item for _, item, t in items if t is MemoryType.ENTITY and item.key}
+    refs = [
+        (index, item, ref, role)
+        for index, item, _ in items
+        for ref, role in ((item.subject, "subject"), (item.object, "object"))
+        if ref is not None
+    ]
+    candidates = await find_entities(ctx, [ref for _, _, ref, _ in refs])
+    batch = BatchEntities()
+    for index, item, ref, role in refs:
+        if ref in batch.found:
+            continue
+        rows = candidates[ref]
+        derived = ref.derived_key()
+        in_batch = {ref.key} & written.keys() if ref.key else set()
+        if ref.name is not None:
+            words = name_words(ref.name)
+            in_batch |= {
+                key
+                for key, entity in written.items()
+                if words in _names_of(entity)
+                and (ref.kind is None or key.startswith(f"entity:{ref.kind}:"))
+            }
+        if derived is not None and derived in written:
+            in_batch.add(derived)
+        keys = rows.keys() | in_batch
+        if len(keys) > 1:
+            raise AmbiguousSubject(
+                f"{ref.describe()} names {len(keys)} entities ({', '.join(sorted(keys))}); "
+                "refer to one by key or id",
+                field=path(index, role),
+            )
+        if rows:
+            batch.found[ref] = only_candidate(ctx, ref, rows, path(index, role))
+        elif in_batch:
+            batch.found[ref] = in_batch.pop()
+        elif derived is not None and ref.name is not None:
+            created = RememberInput(
+                type=MemoryType.ENTITY,
+                key=derived,
+                value={"name": " ".join(ref.name.split())},
+                evidence=item.evidence,
+                confidence=item.confidence,
+                importance=item.importance,
+                privacy=item.privacy,
+                valid_from=item.valid_from,
+            )
+            batch.created.setdefault(index, []).append(created)
+            written[derived] = created
+            batch.found[ref] = derived
+        else:
+            only_candidate(ctx, ref, rows, path(index, role))  # raises NOT_FOUND
+    return batch
+
+
+def fact_key(
+    item: RememberInput,
+    subject: ResolvedEntity,
+    obj: ResolvedEntity | None,
+    rules: PredicateRules,
+) -> str:
+    """The key of a fact: given (checked against its parts and the predicate's rule) or
+    derived from subject + predicate (+ object or value for a `MANY` predicate)."""
+    predicate = item.predicate or ""
+    cardinality = rules.of(predicate, literal=obj is None, given=item.cardinality)
+    if cardinality is Cardinality.ONE:
+        derived = mt.fact_key(subject.key, predicate, None)
+    elif obj is not None:
+        derived = mt.fact_key(subject.key, predicate, obj.key)
+    else:
+        derived = f"{mt.fact_key(subject.key, predicate, None)}:{value_part(item.value)}"
+    if item.key is None or item.key == derived:
+        return derived
+    parsed, expected = mt.parse_key(item.key), mt.parse_key(derived)
+    if parsed.part("subject") != expected.part("subject"):
+        raise ValidationFailed(
+            f"key {item.key!r} names subject {parsed.part('subject')!r}, "
+            f"but the subject is {expected.part('subject')!r}",
+            field="key",
+        )
+    if item.cardinality is None and item.predicate not in rules.declared:
+        return item.key  # a key given under a default rule is the caller's (old exports)
+    if cardinality is Cardinality.ONE and parsed.part("object") is not None:
+        raise ValidationFailed(
+            f"{predicate} holds one value per subject here, so its key is {derived!r} "
+            "(no object part)",
+            field="key",
+        )
+    if cardinality is Cardinality.MANY and obj is not None:
+        raise ValidationFailed(
+            f"{predicate} holds many values here, so this fact's key is {derived!r}", field="key"
+        )
+    return item.key
