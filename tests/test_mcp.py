@@ -385,8 +385,8 @@ async def test_a_normal_key_cannot_see_or_forget_a_secret_claim(
             session, "forget", space="alice", what="claim", key=secret, reason="x"
         )
         assert not_forgotten == (
-        f"NOT_FOUND: no claim with key '{secret}' in this space (field selector.key)"
-    )
+            f"NOT_FOUND: no claim with key '{secret}' in this space (field selector.key)"
+        )
         not_corrected = await refused(
             session,
             "correct",
