@@ -266,8 +266,17 @@ class Memory(MemoryAdmin):
         *,
         types: list[MemoryType] | None = None,
         first: int = DEFAULT_SEARCH_FIRST,
+        include_history: bool = False,
     ) -> list[Hit]:
-        return await search.search(self.graph, view, query, self.embedder, types=types, first=first)
+        return await search.search(
+            self.graph,
+            view,
+            query,
+            self.embedder,
+            types=types,
+            first=first,
+            include_history=include_history,
+        )
 
     async def export(self, view: View, export_format: ExportFormat) -> str:
         """The view as JSONL in the import format, or as a Markdown document to read."""

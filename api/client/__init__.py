@@ -26,6 +26,7 @@ from api.client.client_enums import (
     MemoryType,
     ObservationKind,
     Privacy,
+    RevisionState,
     Role,
     SelectorKind,
 )
@@ -115,6 +116,7 @@ __all__ = [
     "RequestTimeoutError",
     "RequestTooLargeError",
     "RevisionConflictError",
+    "RevisionState",
     "Role",
     "SearchHit",
     "SelectorKind",

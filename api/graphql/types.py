@@ -20,6 +20,7 @@ from api.graphql.loaders import entity_loader, evidence_loader
 from api.graphql.request_context import EngramContext
 from graph.domain import model
 from graph.domain.read_records import Direction as DomainDirection
+from graph.domain.read_records import RevisionState as DomainRevisionState
 from graph.memory import Space as DomainSpace
 from graph.memory import View
 
@@ -56,6 +57,7 @@ for _enum in (
     model.CorrectionKind,
     DomainDirection,
     model.SelectorKind,
+    DomainRevisionState,
 ):
     strawberry.enum(_enum)
 
@@ -72,6 +74,7 @@ EntityKind = model.EntityKind
 CorrectionKind = model.CorrectionKind
 Direction = DomainDirection
 SelectorKind = model.SelectorKind
+RevisionState = DomainRevisionState
 
 
 @strawberry.enum(description="Privacy tiers, ordered; a key cleared for a tier reads the lower.")
