@@ -26,7 +26,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, LiteralString
+from typing import Any, LiteralString, TypedDict
 
 from graph.domain.errors import ValidationFailed
 from graph.domain.model import MemoryType
@@ -138,6 +138,14 @@ BY_EVIDENCE_TEXT = CURRENT_LISTS.by_evidence_text
 BY_ENTITY_NAME = CURRENT_LISTS.by_entity_name
 BY_MEANING = CURRENT_LISTS.by_meaning
 CLAIMS_BY_ID = CURRENT_LISTS.claims_by_id
+
+
+class SearchOptions(TypedDict, total=False):
+    """What a search may be told besides its text (all optional, defaults below)."""
+
+    types: list[MemoryType] | None
+    first: int
+    include_history: bool
 
 
 async def search(
