@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
-from typing import Any, TypeVar
+from typing import Any, TypeVar, Unpack
 
 from pydantic import BaseModel
 
@@ -37,13 +37,11 @@ from graph.domain.model import (
     Entity,
     Episode,
     EvidenceLink,
-    MemoryType,
     Observation,
 )
 from graph.domain.read_records import (
     DEFAULT_BUDGET,
     DEFAULT_PAGE,
-    DEFAULT_SEARCH_FIRST,
     ClaimFilter,
     ClaimPage,
     ContextSnapshot,
@@ -265,14 +263,9 @@ class Memory(MemoryAdmin):
         return entity if isinstance(entity, str) else (await self.find_entity(view, entity)).id
 
     async def search(
-        self,
-        view: View,
-        query: str,
-        *,
-        types: list[MemoryType] | None = None,
-        first: int = DEFAULT_SEARCH_FIRST,
+        self, view: View, query: str, **options: Unpack[search.SearchOptions]
     ) -> list[Hit]:
-        return await search.search(self.graph, view, query, self.embedder, types=types, first=first)
+        return await search.search(self.graph, view, query, self.embedder, **options)
 
     async def export(self, view: View, export_format: ExportFormat) -> str:
         """The view as JSONL in the import format, or as a Markdown document to read."""

@@ -42,6 +42,7 @@ from api.client import (
     Privacy,
     RequestTooLargeError,
     RevisionConflictError,
+    RevisionState,
     Role,
     SelectorKind,
     UnauthenticatedError,
@@ -213,10 +214,19 @@ def test_the_sync_client_runs_an_agents_loop(server: str, keys: Keys) -> None:
         assert [c.revision for c in engram.claim_history("demo", FACT)] == [1, 2]
         assert engram.claim("demo", FACT, as_of=JAN) == ended
         assert engram.search("demo", "alice acme", types=[MemoryType.FACT]) == []  # ended
+        past = engram.search("demo", "alice acme", types=[MemoryType.FACT], include_history=True)
+        assert sorted((h.claim.revision, h.state) for h in past) == [
+            (1, RevisionState.SUPERSEDED),
+            (2, RevisionState.ENDED),
+        ]
 
         receipt = engram.forget("demo", SelectorKind.CLAIM, id=ended.id, reason="asked to")
         assert receipt.claims == 2 and not receipt.whole_space
         assert engram.search("demo", "alice acme", types=[MemoryType.FACT], as_of=JAN) == []
+        forgotten = engram.search(
+            "demo", "alice acme", types=[MemoryType.FACT], include_history=True
+        )
+        assert forgotten == []
         assert engram.claim("demo", FACT, as_of=JAN) is None
         with pytest.raises(NotFoundError):
             engram.claim_history("demo", FACT)

@@ -189,7 +189,7 @@ async def test_an_agent_remembers_recalls_walks_corrects_and_forgets_over_http(
 
         [hit] = await call(session, "recall", space="alice", query="alice acme", types=["fact"])
         assert (hit["key"], hit["subject"], hit["object"]) == (FACT, job["subject"], job["object"])
-        assert hit["score"] > 0 and "text" in hit["foundBy"]
+        assert hit["score"] > 0 and "text" in hit["foundBy"] and hit["state"] == "CURRENT"
 
         assert await call(session, "context", space="alice") == {
             "space": "alice",
@@ -259,6 +259,18 @@ async def test_an_agent_remembers_recalls_walks_corrects_and_forgets_over_http(
             (2, "active", [JOINED, "2024-06-30T00:00:00+00:00"]),
         ]
         assert revisions[0]["recorded"][1] == revisions[1]["recorded"][0]
+        past = await call(
+            session,
+            "recall",
+            space="alice",
+            query="alice acme",
+            types=["fact"],
+            include_history=True,
+        )
+        assert sorted((h["revision"], h["state"]) for h in past) == [
+            (1, "SUPERSEDED"),
+            (2, "ENDED"),
+        ]
 
         receipt = await call(
             session, "forget", space="alice", what="claim", key=FACT, reason="asked"

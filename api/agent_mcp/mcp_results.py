@@ -103,7 +103,12 @@ async def claims_json(memory: Memory, view: View, claims: Sequence[Claim]) -> li
 async def hits_json(memory: Memory, view: View, hits: Sequence[Hit]) -> list[JsonObject]:
     claims = await claims_json(memory, view, [hit.claim for hit in hits])
     return [
-        {"score": round(hit.score, 4), "foundBy": list(hit.sources), **claim}
+        {
+            "score": round(hit.score, 4),
+            "foundBy": list(hit.sources),
+            "state": hit.state.value,
+            **claim,
+        }
         for hit, claim in zip(hits, claims, strict=True)
     ]
 

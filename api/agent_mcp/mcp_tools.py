@@ -92,13 +92,22 @@ def register_tools(server: MCPServer, caller: Caller) -> None:
         first: Annotated[int, Field(ge=1, le=50, description="How many hits at most.")] = 12,
         as_of: AsOf = None,
         known_at: KnownAt = None,
+        include_history: Annotated[
+            bool,
+            Field(
+                description="Also find facts that ended or were replaced (e.g. a former "
+                "employer); each hit's state is CURRENT, ENDED or SUPERSEDED."
+            ),
+        ] = False,
     ) -> CallToolResult:
         """Search memory (full text + meaning + graph proximity): the best visible claims for
-        the query, each with its subject, object, valid interval and evidence quotes."""
+        the query, each with its subject, object, valid interval, evidence quotes and state."""
 
         async def work() -> object:
             memory, view = await reading(ctx, space, as_of, known_at)
-            hits = await memory.search(view, query, types=types, first=first)
+            hits = await memory.search(
+                view, query, types=types, first=first, include_history=include_history
+            )
             return await hits_json(memory, view, hits)
 
         return await answer(work())

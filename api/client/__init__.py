@@ -27,6 +27,7 @@ from api.client.client_enums import (
     MemoryType,
     ObservationKind,
     Privacy,
+    RevisionState,
     Role,
     SelectorKind,
 )
@@ -117,6 +118,7 @@ __all__ = [
     "RequestTimeoutError",
     "RequestTooLargeError",
     "RevisionConflictError",
+    "RevisionState",
     "Role",
     "SearchHit",
     "SelectorKind",

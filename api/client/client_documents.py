@@ -116,9 +116,10 @@ VIEW_ARGUMENTS = "asOf: $asOf, knownAt: $knownAt"
 SEARCH = (
     f"""
 query Search($space: String!, $query: String!, $types: [MemoryType!], $first: Int!,
-             {VIEW_VARIABLES}) {{
-  search(space: $space, query: $query, types: $types, first: $first, {VIEW_ARGUMENTS}) {{
-    claim {{ ...ClaimFields }} score sources
+             $includeHistory: Boolean!, {VIEW_VARIABLES}) {{
+  search(space: $space, query: $query, types: $types, first: $first,
+         includeHistory: $includeHistory, {VIEW_ARGUMENTS}) {{
+    claim {{ ...ClaimFields }} score sources state
   }}
 }}"""
     + CLAIM_FIELDS

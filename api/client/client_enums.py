@@ -116,6 +116,14 @@ class EvidenceKind(StrEnum):
     CORRECTED_BY = "CORRECTED_BY"
 
 
+class RevisionState(StrEnum):
+    """Where a search hit's revision stands in the view (see `search(include_history=True)`)."""
+
+    CURRENT = "CURRENT"
+    ENDED = "ENDED"
+    SUPERSEDED = "SUPERSEDED"
+
+
 class SelectorKind(StrEnum):
     CLAIM = "CLAIM"
     OBSERVATION = "OBSERVATION"

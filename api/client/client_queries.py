@@ -40,13 +40,17 @@ def search(
     first: int = 12,
     as_of: datetime | None = None,
     known_at: datetime | None = None,
+    include_history: bool = False,
 ) -> Call[list[SearchHit]]:
-    """Visible claims matching the query's words or meaning, best first."""
+    """Visible claims matching the query's words or meaning, best first; with
+    `include_history`, also revisions ended by `as_of` or superseded by `known_at` (each
+    hit's `state` says which)."""
     variables = {
         "space": space,
         "query": query,
         "types": list(types) if types is not None else None,
         "first": first,
+        "includeHistory": include_history,
         **_view(as_of, known_at),
     }
     return Call(docs.SEARCH, variables, lambda data: [SearchHit.of(h) for h in data["search"]])

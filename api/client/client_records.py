@@ -19,6 +19,7 @@ from api.client.client_enums import (
     MemoryType,
     ObservationKind,
     Privacy,
+    RevisionState,
     Role,
 )
 
@@ -221,10 +222,12 @@ class SearchHit:
     score: float
     sources: list[str]
     """The ranked lists that found it: text, meaning, evidence, entity."""
+    state: RevisionState
+    """CURRENT, or with `include_history` also ENDED or SUPERSEDED."""
 
     @classmethod
     def of(cls, d: Mapping[str, Any]) -> SearchHit:
-        return cls(Claim.of(d["claim"]), d["score"], list(d["sources"]))
+        return cls(Claim.of(d["claim"]), d["score"], list(d["sources"]), RevisionState(d["state"]))
 
 
 @dataclass(frozen=True)

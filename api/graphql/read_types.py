@@ -14,6 +14,7 @@ from api.graphql.types import (
     Entity,
     Episode,
     Evidence,
+    RevisionState,
     entity_in_view,
     from_record,
 )
@@ -119,12 +120,19 @@ class Explanation:
         )
 
 
-@strawberry.type(description="A visible claim found by search.")
+@strawberry.type(
+    description="A visible claim found by search (with includeHistory, maybe an ended or "
+    "superseded revision: see state)."
+)
 class SearchHit:
     claim: Claim
     score: float = strawberry.field(description="Reciprocal-rank fusion score; higher is better.")
     sources: list[str] = strawberry.field(
         description="The ranked lists that found it: text, meaning, evidence, entity."
+    )
+    state: RevisionState = strawberry.field(
+        description="CURRENT (valid at asOf, believed at knownAt), ENDED (valid time over by "
+        "asOf) or SUPERSEDED (replaced by knownAt); only CURRENT without includeHistory."
     )
 
 

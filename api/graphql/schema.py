@@ -267,14 +267,31 @@ class Query:
         as_of: datetime | None = None,
         known_at: datetime | None = None,
         first: int = DEFAULT_SEARCH_FIRST,
+        include_history: Annotated[
+            bool,
+            strawberry.argument(
+                description="Also rank revisions that ended by asOf or were superseded by "
+                "knownAt (never forgotten ones, nor any recorded after knownAt); each hit's "
+                "state says which."
+            ),
+        ] = False,
     ) -> list[SearchHit]:
         async def work() -> list[SearchHit]:
             view = await info.context.view(space, as_of, known_at)
             hits = await info.context.memory.search(
-                view, query, types=list(types) if types else None, first=first
+                view,
+                query,
+                types=list(types) if types else None,
+                first=first,
+                include_history=include_history,
             )
             return [
-                SearchHit(claim=Claim.of(h.claim, view), score=h.score, sources=list(h.sources))
+                SearchHit(
+                    claim=Claim.of(h.claim, view),
+                    score=h.score,
+                    sources=list(h.sources),
+                    state=h.state,
+                )
                 for h in hits
             ]
 

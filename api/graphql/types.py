@@ -21,6 +21,7 @@ from api.graphql.request_context import EngramContext
 from graph.domain import model
 from graph.domain.cardinality import Cardinality as Cardinality
 from graph.domain.read_records import Direction as DomainDirection
+from graph.domain.read_records import RevisionState as DomainRevisionState
 from graph.memory import Space as DomainSpace
 from graph.memory import View
 
@@ -58,6 +59,7 @@ for _enum in (
     DomainDirection,
     model.SelectorKind,
     Cardinality,
+    DomainRevisionState,
 ):
     strawberry.enum(_enum)
 
@@ -74,6 +76,7 @@ EntityKind = model.EntityKind
 CorrectionKind = model.CorrectionKind
 Direction = DomainDirection
 SelectorKind = model.SelectorKind
+RevisionState = DomainRevisionState
 
 
 @strawberry.enum(description="Privacy tiers, ordered; a key cleared for a tier reads the lower.")

@@ -253,7 +253,8 @@ def claim_row(
     else:
         summary = mt.summarize(value)
         shown = f"{key.split(':', 1)[1]}: {summary}"
-    row["text"] = mt.retrieval_text(memory_type, key, summary)
+    predicate = content["predicate"] if memory_type is MemoryType.FACT else None
+    row["text"] = mt.retrieval_text(memory_type, key, summary, predicate=predicate)
     row["caption"] = caption(memory_type, shown)
     return row
 

@@ -279,9 +279,21 @@ def check_gate(memory_type: MemoryType, *, confidence: float, authorities: set[A
         )
 
 
-def retrieval_text(memory_type: MemoryType, key: str, summary: str) -> str:
-    """The text indexed for search: `[type:key]` then a readable summary."""
-    return f"[{memory_type}:{key}]\n{summary}".strip()
+def retrieval_text(
+    memory_type: MemoryType, key: str, summary: str, *, predicate: str | None = None
+) -> str:
+    """The text indexed for search: `[type:key]` then a readable summary, then a multi-word
+    predicate in words (`HEAD_OF_STATE` → `head of state`: Lucene keeps `head_of_state` one
+    token, so without them "head of state" would not find the fact)."""
+    text = f"[{memory_type}:{key}]\n{summary}".strip()
+    words = predicate_words(predicate) if predicate is not None else ""
+    return f"{text}\n{words}" if words else text
+
+
+def predicate_words(predicate: str) -> str:
+    """`HEAD_OF_STATE` → `head of state`; empty for a one-word predicate (already a word).
+    Migration V0009 writes the same words into texts written before."""
+    return predicate.replace("_", " ").lower() if "_" in predicate else ""
 
 
 def summarize(value: Any) -> str:

@@ -23,6 +23,17 @@ DEFAULT_BUDGET = 2048
 """Bytes of a context snapshot unless asked otherwise."""
 
 
+class RevisionState(StrEnum):
+    """Where a claim revision stands in a view: still held, over in valid time, or replaced."""
+
+    CURRENT = "CURRENT"
+    """Valid at `asOf` and still believed at `knownAt`."""
+    ENDED = "ENDED"
+    """Still believed at `knownAt`, but its valid time ended by `asOf`."""
+    SUPERSEDED = "SUPERSEDED"
+    """Replaced by a later revision by `knownAt` (whatever its valid time)."""
+
+
 class Direction(StrEnum):
     OUT = "OUT"
     IN = "IN"
@@ -109,6 +120,8 @@ class Hit:
     """Reciprocal-rank fusion score (higher is better)."""
     sources: tuple[str, ...]
     """Which lists found it: text, meaning, evidence, entity."""
+    state: RevisionState = RevisionState.CURRENT
+    """CURRENT unless the search included history."""
 
 
 @dataclass(frozen=True)

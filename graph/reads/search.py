@@ -1,15 +1,18 @@
 """Search: full-text and meaning over claims and their evidence, plus graph proximity, fused.
 
 Four ranked lists, each already filtered by the visibility predicate (so an index that still
-holds an erased or superseded node can never surface it):
+holds an erased or superseded node can never surface it; with `include_history`, by `begun()`,
+which admits ended and superseded revisions but never erased ones, ones above the reader's tier
+or ones recorded after `knownAt`):
 
 * claims whose retrieval text matches (Lucene full-text index `claim_text`),
 * claims whose meaning vector is near the query's (vector index `claim_meaning`, cosine
   similarity at least `MIN_SIMILARITY`; claims still in the embedding outbox are not in it yet),
 * claims citing observations whose content matches (`observation_text`),
-* claims about entities whose name or alias matches (graph proximity),
+* claims about entities whose name or alias matches, as subject or object (graph proximity),
 
-fused by reciprocal rank (k = 60). Query text is escaped, never parsed as Lucene syntax.
+fused by reciprocal rank (k = 60). The full-text lists ask for the query's words without stop
+words, possessives also bare, escaped, never parsed as Lucene syntax (`search_words`).
 
 The vector index is one for all spaces and Neo4j 5.26 cannot filter inside it, so the nearest
 `max(first * 20, 100)` vectors are taken and then filtered: in a database where other spaces
@@ -21,14 +24,16 @@ hold most of the near neighbours, the meaning list may come back short (full-tex
 from __future__ import annotations
 
 import asyncio
-import re
-from typing import Any, LiteralString
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, LiteralString, TypedDict
 
 from graph.domain.errors import ValidationFailed
 from graph.domain.model import MemoryType
 from graph.domain.read_records import DEFAULT_SEARCH_FIRST, Hit
 from graph.meaning.embeddings import Embedder
-from graph.reads.visibility import View, visible
+from graph.reads.search_words import lucene_query
+from graph.reads.visibility import View, begun, visible
 from graph.store.db import Graph
 from graph.store.rows import claim_record
 
@@ -38,16 +43,17 @@ RRF_K = 60
 MIN_SIMILARITY = 0.3
 """Cosine similarity below which a claim is not near the query (unrelated MiniLM pairs score
 about 0 to 0.2). Neo4j reports cosine as (1 + cos) / 2."""
-_LUCENE_SPECIAL = re.compile(r'([+\-!(){}\[\]^"~*?:\\/]|&&|\|\|)')
-_SPACE_ID = re.compile(r"^[0-9a-f-]{36}$")
 
-_CLAIM_FILTER: LiteralString = (
-    visible("c")
-    + """
+
+def _claim_filter(seen: Callable[[str], LiteralString]) -> LiteralString:
+    return (
+        seen("c")
+        + """
   AND c.status IN ['active', 'disputed'] AND c.archivedAt IS NULL
   AND ($types IS NULL OR c.type IN $types)
 """
-)
+    )
+
 
 # Every ranked list ends alike: the best `first` claim ids, ties broken by id.
 _BEST_SCORE: LiteralString = """
@@ -56,77 +62,90 @@ ORDER BY score DESC, id
 LIMIT $first
 """
 
-BY_CLAIM_TEXT: LiteralString = (
-    """
+
+@dataclass(frozen=True)
+class RankedLists:
+    """The four ranked lists and the fetch of the winners, under one reading of visibility."""
+
+    by_claim_text: LiteralString
+    by_evidence_text: LiteralString
+    by_entity_name: LiteralString
+    by_meaning: LiteralString
+    claims_by_id: LiteralString
+
+
+def _ranked_lists(seen: Callable[[str], LiteralString]) -> RankedLists:
+    """The lists where `seen` is `visible` (current only) or `begun` (with history)."""
+    claim_filter = _claim_filter(seen)
+    return RankedLists(
+        by_claim_text="""
 CALL db.index.fulltext.queryNodes('claim_text', $query, {limit: $candidates})
 YIELD node AS c, score
 WHERE """
-    + _CLAIM_FILTER
-    + _BEST_SCORE
-)
-
-BY_EVIDENCE_TEXT: LiteralString = (
-    """
+        + claim_filter
+        + _BEST_SCORE,
+        by_evidence_text="""
 CALL db.index.fulltext.queryNodes('observation_text', $query, {limit: $candidates})
 YIELD node AS o, score
 WHERE """
-    + visible("o")
-    + """
+        + seen("o")
+        + """
 MATCH (c:Claim)-[e:SUPPORTED_BY]->(o)
 WHERE """
-    + visible("e")
-    + " AND "
-    + _CLAIM_FILTER
-    + _BEST_SCORE
-)
-
-BY_ENTITY_NAME: LiteralString = (
-    """
+        + seen("e")
+        + " AND "
+        + claim_filter
+        + _BEST_SCORE,
+        # Claims about a named entity, as its subject or as its object.
+        by_entity_name="""
 CALL db.index.fulltext.queryNodes('claim_text', $query, {limit: $candidates})
 YIELD node AS named, score
 WHERE named.type = 'entity' AND """
-    + visible("named")
-    + """
-MATCH (c:Claim {subjectId: named.subjectId})
+        + seen("named")
+        + """
+CALL (named) {
+  MATCH (c:Claim {subjectId: named.subjectId}) RETURN c
+  UNION
+  MATCH (c:Claim {objectId: named.subjectId}) RETURN c
+}
+WITH c, named, score
 WHERE c.id <> named.id AND """
-    + _CLAIM_FILTER
-    + _BEST_SCORE
-)
-
-BY_MEANING: LiteralString = (
-    """
+        + claim_filter
+        + _BEST_SCORE,
+        by_meaning="""
 CALL db.index.vector.queryNodes('claim_meaning', $candidates, $vector)
 YIELD node AS m, score
 WHERE m.spaceId = $spaceId AND score >= $minScore
 MATCH (c:Claim)-[:MEANS]->(m)
 WHERE """
-    + _CLAIM_FILTER
-    + _BEST_SCORE
-)
-
-CLAIMS_BY_ID: LiteralString = (
-    """
+        + claim_filter
+        + _BEST_SCORE,
+        claims_by_id="""
 UNWIND $ids AS id
 MATCH (c:Claim {id: id})
 WHERE """
-    + visible("c")
-    + """
+        + seen("c")
+        + """
 RETURN properties(c) AS claim
-"""
-)
+""",
+    )
 
 
-def escape(query: str) -> str:
-    """Plain words for Lucene: syntax characters escaped, and lowercased so that AND, OR and
-    NOT are words too, never operators (the analyzer lowercases the index anyway)."""
-    return _LUCENE_SPECIAL.sub(r"\\\1", query.lower())
+CURRENT_LISTS = _ranked_lists(visible)
+HISTORY_LISTS = _ranked_lists(begun)
+BY_CLAIM_TEXT = CURRENT_LISTS.by_claim_text
+BY_EVIDENCE_TEXT = CURRENT_LISTS.by_evidence_text
+BY_ENTITY_NAME = CURRENT_LISTS.by_entity_name
+BY_MEANING = CURRENT_LISTS.by_meaning
+CLAIMS_BY_ID = CURRENT_LISTS.claims_by_id
 
 
-def lucene_query(space_id: str, query: str) -> str:
-    """Candidates of one space only: the space id is indexed with the text."""
-    if not _SPACE_ID.match(space_id):
-        raise ValueError(f"not a space id: {space_id!r}")
-    return f'spaceId:"{space_id}" AND ({escape(query)})'
+class SearchOptions(TypedDict, total=False):
+    """What a search may be told besides its text (all optional, defaults below)."""
+
+    types: list[MemoryType] | None
+    first: int
+    include_history: bool
 
 
 async def search(
@@ -137,8 +156,10 @@ async def search(
     *,
     types: list[MemoryType] | None = None,
     first: int = DEFAULT_FIRST,
+    include_history: bool = False,
 ) -> list[Hit]:
-    """The best `first` visible claims for `query`."""
+    """The best `first` visible claims for `query`; with `include_history`, ended and
+    superseded revisions rank beside them, each hit saying which it is."""
     if not query.strip():
         raise ValidationFailed("a search needs some text", field="query")
     if len(query) > 1000:
@@ -156,23 +177,33 @@ async def search(
 
     async def by_meaning() -> list[dict[str, Any]]:
         [vector] = await embedder.embed_async([query])
-        return await graph.read(BY_MEANING, **params, vector=vector)
+        return await graph.read(lists.by_meaning, **params, vector=vector)
 
     # The lists are independent: they run at once (each in its own session), the query's
     # embedding alongside the full-text lists.
-    lists = await asyncio.gather(
-        graph.read(BY_CLAIM_TEXT, **params),
+    lists = HISTORY_LISTS if include_history else CURRENT_LISTS
+    ranked_lists = await asyncio.gather(
+        graph.read(lists.by_claim_text, **params),
         by_meaning(),
-        graph.read(BY_EVIDENCE_TEXT, **params),
-        graph.read(BY_ENTITY_NAME, **params),
+        graph.read(lists.by_evidence_text, **params),
+        graph.read(lists.by_entity_name, **params),
     )
     fused: dict[str, float] = {}
     sources: dict[str, list[str]] = {}
-    for source, ranked in zip(("text", "meaning", "evidence", "entity"), lists, strict=True):
+    for source, ranked in zip(("text", "meaning", "evidence", "entity"), ranked_lists, strict=True):
         for rank, row in enumerate(ranked, start=1):
             fused[row["id"]] = fused.get(row["id"], 0.0) + 1.0 / (RRF_K + rank)
             sources.setdefault(row["id"], []).append(source)
     best = sorted(fused, key=lambda claim_id: (-fused[claim_id], claim_id))[:first]
-    rows = await graph.read(CLAIMS_BY_ID, **view.params(), ids=best)
+    rows = await graph.read(lists.claims_by_id, **view.params(), ids=best)
     claims = {row["claim"]["id"]: claim_record(row["claim"]) for row in rows}
-    return [Hit(claims[i], fused[i], tuple(sources[i])) for i in best if i in claims]
+    return [
+        Hit(
+            claims[i],
+            fused[i],
+            tuple(sources[i]),
+            view.state_of(claims[i].valid_to, claims[i].superseded_at),
+        )
+        for i in best
+        if i in claims
+    ]

@@ -19,6 +19,7 @@ from typing import Any, LiteralString
 
 from graph.domain.errors import HistoryUnavailable, NotFound, ValidationFailed
 from graph.domain.model import Privacy
+from graph.domain.read_records import RevisionState
 from graph.domain.timeutil import to_native, utc_now
 from graph.store.db import Graph
 
@@ -41,13 +42,20 @@ def in_history(variable: str) -> LiteralString:
     )
 
 
+def begun(variable: str) -> LiteralString:
+    """In history and begun in valid time by `asOf`: every revision a search with history may
+    rank — current, ended (`validTo ≤ asOf`) or superseded (`supersededAt ≤ knownAt`), never
+    erased, above the reader's tier or recorded after `knownAt`."""
+    v = _checked(variable)
+    return f"({in_history(v)} AND ({v}.validFrom IS NULL OR {v}.validFrom <= $asOf))"
+
+
 def visible(variable: str) -> LiteralString:
     """The visibility predicate for the node or relationship bound to `variable`: in history,
     valid at `asOf` and not yet superseded at `knownAt`."""
     v = _checked(variable)
     return (
-        f"({in_history(v)}"
-        f" AND ({v}.validFrom IS NULL OR {v}.validFrom <= $asOf)"
+        f"({begun(v)}"
         f" AND ({v}.validTo IS NULL OR $asOf < {v}.validTo)"
         f" AND ({v}.supersededAt IS NULL OR $knownAt < {v}.supersededAt))"
     )
@@ -113,6 +121,15 @@ class View:
             "asOf": self.as_of,
             "knownAt": self.known_at,
         }
+
+    def state_of(self, valid_to: datetime | None, superseded_at: datetime | None) -> RevisionState:
+        """How a revision `begun()` admits stands here; superseded wins over ended (Engram
+        no longer holds it at all)."""
+        if superseded_at is not None and superseded_at <= self.known_at:
+            return RevisionState.SUPERSEDED
+        if valid_to is not None and valid_to <= self.as_of:
+            return RevisionState.ENDED
+        return RevisionState.CURRENT
 
 
 def _aware(value: datetime, name: str) -> datetime:

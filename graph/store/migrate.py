@@ -9,6 +9,11 @@ appliedAt, durationMs})` is written right after. Statements must be idempotent (
 if the process dies between the two, the next run applies the file again. Editing an applied file
 is refused.
 
+A file that rewrites data in batches (`CALL (…) { … } IN TRANSACTIONS OF n ROWS`, so that a
+large database is not changed in one transaction) runs its statements one by one, each in an
+auto-commit transaction (the only kind a batched statement may run in); when it stops midway
+the next run applies it again from its first statement, which idempotence makes safe.
+
 The ledger entries are neomodel's (`MigrationRecord`), read and written only here; the entry was
 always its own transaction, so neomodel's own transactions change no guarantee. The ledger's
 unique `version` stays the Cypher `ENSURE_LEDGER`, run before anything is read: it is the one
@@ -39,6 +44,7 @@ from graph.domain.errors import SetupError
 from graph.store.db import Graph, run
 from graph.store.neomodel_bridge import in_neomodel
 
+_BATCHED = re.compile(r"\bIN\s+TRANSACTIONS\b", re.IGNORECASE)
 _FILE_NAME = re.compile(r"^V(?P<version>\d{4})__(?P<what>[a-z0-9_]+)\.cypher$")
 
 ENSURE_LEDGER: LiteralString = (
@@ -130,7 +136,11 @@ async def migrate(graph: Graph, directory: Path | None = None) -> list[Migration
                 await run(tx, statement)
 
         try:
-            await graph.write_tx(apply)
+            if any(_BATCHED.search(statement) for statement in migration.statements):
+                for statement in migration.statements:
+                    await _auto_commit(graph, statement)
+            else:
+                await graph.write_tx(apply)
         except Exception as failure:
             raise SetupError(f"migration {migration.name} failed: {failure}") from failure
         entry = {
@@ -151,6 +161,13 @@ async def migrate(graph: Graph, directory: Path | None = None) -> list[Migration
             )
         done.append(migration)
     return done
+
+
+async def _auto_commit(graph: Graph, statement: str) -> None:
+    async with graph.driver.session(database=graph.database) as session:
+        # Migration files are code shipped with Engram, not user input.
+        result = await session.run(statement)
+        await result.consume()
 
 
 def _statements(text: str) -> tuple[str, ...]:

@@ -1,0 +1,71 @@
+"""The words of a search query as the full-text lists ask Lucene for them.
+
+The full-text indexes use Neo4j's default analyzer (`standard-no-stop-words`): it lowercases and
+splits on Unicode word boundaries, keeps stop words, and keeps `alice's` and `head_of_state` one
+token each. Queries are shaped here, in Python, rather than by a new index analyzer: the
+`english` analyzer would also stem every word (changing every ranking, not only these), and
+swapping an index's analyzer means dropping and rebuilding it, with searches missing rows until
+it is populated again. So a query is:
+
+* lowercased (AND, OR and NOT are words, never operators),
+* stripped of English stop words (Lucene's own English list), unless it has no other words —
+  a query of only stop words searches them as they are, the way a person asking for
+  "The Who" means it,
+* given the bare form of each possessive (`alice's` asks for `alice` and `alice's`: claim texts
+  name `alice`, observations may say `alice's`),
+* escaped word by word, so no character is Lucene syntax.
+
+    >>> query_words("Alice's employer")
+    ['alice', "alice's", 'employer']
+    >>> query_words("the capital of France")
+    ['capital', 'france']
+"""
+
+from __future__ import annotations
+
+import re
+
+STOP_WORDS = frozenset(
+    {
+        *("a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "if", "in", "into"),
+        *("is", "it", "no", "not", "of", "on", "or", "such", "that", "the", "their", "then"),
+        *("there", "these", "they", "this", "to", "was", "will", "with"),
+    }
+)
+"""Lucene's `EnglishAnalyzer.ENGLISH_STOP_WORDS_SET`."""
+
+_LUCENE_SPECIAL = re.compile(r'([+\-!(){}\[\]^"~*?:\\/]|&&|\|\|)')
+_EDGES = re.compile(r"^[\W_]+|[\W_]+$")
+_POSSESSIVE = re.compile(r"^(?P<owner>\w.*?)['\u2019]s$")  # ' or a typographic apostrophe
+_SPACE_ID = re.compile(r"^[0-9a-f-]{36}$")
+
+
+def query_words(query: str) -> list[str]:
+    """The query's words for the full-text lists, in order (see the module's rules)."""
+    chunks = query.lower().split()
+    words: list[str] = []
+    for chunk in chunks:
+        bare = _EDGES.sub("", chunk)
+        if bare in STOP_WORDS:
+            continue
+        possessive = _POSSESSIVE.match(bare)
+        if possessive is not None:
+            owner = possessive["owner"]
+            words += [bare] if owner in STOP_WORDS else [owner, bare]
+        else:
+            words.append(chunk)
+    return words or chunks
+
+
+def escape(word: str) -> str:
+    """A word with every Lucene syntax character escaped."""
+    return _LUCENE_SPECIAL.sub(r"\\\1", word)
+
+
+def lucene_query(space_id: str, query: str) -> str:
+    """Candidates of one space only (the space id is indexed with the text) matching any of the
+    query's words."""
+    if not _SPACE_ID.match(space_id):
+        raise ValueError(f"not a space id: {space_id!r}")
+    words = " ".join(escape(word) for word in query_words(query))
+    return f'spaceId:"{space_id}" AND ({words})'
