@@ -408,7 +408,9 @@ async def test_a_normal_key_cannot_see_or_forget_a_secret_claim(
             reason="x",
             evidence=["y"],
         )
-        assert not_corrected.startswith(f"NOT_FOUND: no claim with key '{secret}' known at ")
+        assert not_corrected == (
+            f"NOT_FOUND: no current claim with key '{secret}' in space 'alice' (field claimKey)"
+        )
         assert await call(session, "recall", space="alice", query="salary 100k") == []
         assert (await call(session, "context", space="alice"))["keys"] == []
         snapshot = await session.read_resource("engram://alice/context")

@@ -15,6 +15,7 @@ import httpx
 import pytest
 
 from graph.domain.actor import Actor
+from graph.domain.cardinality import Cardinality
 from graph.domain.read_records import ClaimFilter
 from graph.meaning.embeddings import Embedder
 from graph.memory import Memory, View, query_count
@@ -287,6 +288,15 @@ async def _correct(memory: Memory, space: str, ids: dict[str, str]) -> None:
 )
 async def _create_space(memory: Memory, space: str, ids: dict[str, str]) -> None:
     await memory.create_space(OPERATOR, "fresh-domain", "new")
+
+
+@mutation(
+    "declarePredicate",
+    'mutation($space: String!) { declarePredicate(space: $space, predicate: "WORKS_AT", '
+    "cardinality: MANY) { rule { declared } errors { code } } }",
+)
+async def _declare(memory: Memory, space: str, ids: dict[str, str]) -> None:
+    await memory.declare_predicate(OPERATOR, space, "WORKS_AT", Cardinality.MANY)
 
 
 @mutation(
