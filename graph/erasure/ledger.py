@@ -13,7 +13,7 @@ from typing import Any, LiteralString
 
 from neo4j import AsyncManagedTransaction
 
-from graph.commands.writing import TICK_NOW, WriteContext
+from graph.commands.writing import TICK_NOW, TICK_SPACE_BY_ID, WriteContext
 from graph.domain.model import Privacy
 from graph.domain.timeutil import to_native
 from graph.erasure.engine import CASCADE, CASCADE_REASON, Erasure, erase
@@ -111,7 +111,7 @@ async def retract_orphans(target: Graph) -> int:
     for row in await target.read(ORPHANED_CLAIMS):
 
         async def work(tx: AsyncManagedTransaction, row: dict[str, Any] = row) -> int:
-            now = to_native((await run(tx, TICK_NOW))[0]["now"])
+            now = to_native((await run(tx, TICK_SPACE_BY_ID, spaceId=row["spaceId"]))[0]["now"])
             done = await run(
                 tx,
                 CASCADE,
@@ -129,8 +129,11 @@ async def retract_orphans(target: Graph) -> int:
 
 async def _apply(target: Graph, tombstone: dict[str, Any], *, insert: bool) -> None:
     async def work(tx: AsyncManagedTransaction) -> None:
-        now = to_native((await run(tx, TICK_NOW))[0]["now"])
+        # The space's clock when the space is there (its recorded times stay strictly
+        # increasing); the global one for a tombstone of a space the archive does not hold.
         space = await run(tx, SPACE_BY_ID, id=tombstone["spaceId"])
+        tick = await run(tx, TICK_SPACE_BY_ID, spaceId=tombstone["spaceId"]) if space else []
+        now = to_native((tick or await run(tx, TICK_NOW))[0]["now"])
         erasure = Erasure()
         if space:
             # The ledger is replayed as an operator: what was erased is erased at every tier.
