@@ -26,17 +26,13 @@ from graph.domain.actor import Actor
 from graph.domain.errors import NotFound, RevisionConflict
 from graph.domain.model import Privacy
 from graph.domain.timeutil import to_native
-from graph.store.clock import TICK, TICK_SPACE, TICK_SPACE_ID
+from graph.store.clock import TICK, TICK_IN_SPACE
 from graph.store.db import Graph, run
 
 T = TypeVar("T")
 
 TICK_NOW: LiteralString = TICK + "RETURN now"
 """The global tick, for what belongs to no space."""
-
-TICK_IN_SPACE: LiteralString = TICK_SPACE + "RETURN now, id, live"
-
-TICK_SPACE_BY_ID: LiteralString = TICK_SPACE_ID + "RETURN now"
 
 
 @dataclass(frozen=True)

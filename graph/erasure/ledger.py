@@ -13,11 +13,12 @@ from typing import Any, LiteralString
 
 from neo4j import AsyncManagedTransaction
 
-from graph.commands.writing import TICK_NOW, TICK_SPACE_BY_ID, WriteContext
+from graph.commands.writing import TICK_NOW, WriteContext
 from graph.domain.model import Privacy
 from graph.domain.timeutil import to_native
 from graph.erasure.engine import CASCADE, CASCADE_REASON, Erasure, erase
 from graph.erasure.selectors import Selection
+from graph.store.clock import TICK_SPACE_BY_ID
 from graph.store.db import Graph, run
 
 LEDGER: LiteralString = """

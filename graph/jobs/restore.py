@@ -76,7 +76,6 @@ CALL (n) { REMOVE n:EngramRestoring REMOVE n.restoreKey } IN TRANSACTIONS OF 500
 """
 DROP_RESTORE_INDEX: LiteralString = "DROP INDEX engram_restoring IF EXISTS"
 
-SET_CLOCK: LiteralString = SET_ALL_CLOCKS
 
 UNERASED_TOMBSTONED: LiteralString = """
 MATCH (t:Tombstone)
@@ -187,7 +186,7 @@ async def restore(
     async with target.driver.session(database=target.database) as session:
         await (await session.run(TO_EMBED_AGAIN)).consume()
     watermark = datetime.fromisoformat(manifest["watermark"])
-    await target.write(SET_CLOCK, now=watermark)
+    await target.write(SET_ALL_CLOCKS, now=watermark)
     replayed = await replay_ledger(target, ledger) if ledger is not None else 0
     replayed += await replay_ledger(target, target)
     await retract_orphans(target)

@@ -107,6 +107,10 @@ MATCH (s:Space {id: $spaceId})
 )
 """Tick the clock of the space with id `$spaceId`, forgotten or not (ledger replays)."""
 
+TICK_IN_SPACE: LiteralString = TICK_SPACE + "RETURN now, id, live"
+
+TICK_SPACE_BY_ID: LiteralString = TICK_SPACE_ID + "RETURN now"
+
 LOCK_SPACES: LiteralString = """
 UNWIND $spaceIds AS spaceId
 WITH DISTINCT spaceId ORDER BY spaceId
