@@ -4,7 +4,7 @@ transaction, and a raw-Cypher baseline writing equivalent nodes — side by side
 Why side by side: throughput on a shared machine drifts from run to run, so a number measured
 yesterday says little. Every variant is measured in each round, the rounds are repeated, and the
 table gives medians of rates and medians of the ratios paired within a round (batched/single,
-Engram/raw). Engram serialises its writers on one clock node, so claims per transaction is the
+Engram/raw). Engram serialises the writers of a space on its clock, so claims per transaction is the
 main lever; the raw baseline (one `UNWIND … CREATE` of Claim nodes with their evidence
 relationship, no checks, no clock, no audit) shows what Engram's guarantees cost.
 

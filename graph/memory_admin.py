@@ -66,7 +66,7 @@ class MemoryAdmin:
     async def readiness(self) -> Readiness:
         """Neo4j answers (else `Neo4jUnavailable`) and which migrations are still pending."""
         await self.graph.driver.verify_connectivity()
-        waiting = await migrations.pending(self.graph)
+        waiting = await migrations.pending(self.graph, ensure_ledger=False)
         return Readiness(
             pending=[m.name for m in waiting],
             database=self.graph.database,

@@ -25,6 +25,7 @@ WRITERS: dict[str, set[str]] = {
         "graph.commands.spaces",  # create
         "graph.erasure.engine",  # forget: the salt, closing the space
         "graph.erasure.purge_outbox",  # after commit: its grants withdrawn
+        "graph.store.clock",  # every write: the space's recorded-time clock (clockNow)
     },
     "LegalHold": {
         "graph.commands.holds",  # set, release

@@ -20,7 +20,7 @@ from graph.erasure.forget import ForgetInput, forget
 from graph.erasure.selectors import Selector, SelectorKind
 from graph.jobs.backup import backup
 from graph.jobs.restore import restore
-from graph.store.clock import READ_CLOCK
+from graph.store.clock import BARRIER
 from graph.store.db import Graph
 from tests.people_story import on, people_story
 from tests.story import new_story
@@ -51,7 +51,8 @@ async def snapshot(graph: Graph) -> tuple[list[str], list[str]]:
 
 
 async def clock(graph: Graph) -> datetime:
-    return to_native((await graph.read(READ_CLOCK))[0]["now"])
+    """A recovery point, taken as a backup takes it: every clock set to one instant."""
+    return to_native((await graph.write(BARRIER))[0]["watermark"])
 
 
 async def test_a_restored_backup_equals_the_graph_as_known_at_its_watermark(
@@ -68,8 +69,8 @@ async def test_a_restored_backup_equals_the_graph_as_known_at_its_watermark(
         ),
         actor=Actor.operator("t"),
     )
-    then = await snapshot(graph)
     watermark = await clock(graph)
+    then = await snapshot(graph)
     # After the watermark: a supersede (stamps supersededAt on rows and relations known then),
     # a new claim, a hold released, the episode sealed.
     moved = await story.say("alice moved to Initech", at=on(2025, 1))

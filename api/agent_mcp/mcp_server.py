@@ -3,12 +3,13 @@ and stdio for a local host (`engram mcp`).
 
     endpoint = http_endpoint(settings)          # Route("/mcp", endpoint); its lifespan:
     async with endpoint.running(): ...          #   the SDK's session manager
-    await serve_stdio(memory, actor)            # one actor for the whole stdio session
+    await serve_stdio(memory, actor, api_key)   # the key checked again on every call
 
 Over HTTP the server is stateless and answers JSON (no long-lived SSE stream), so every call is
 one POST that passes the app's timeout, body cap and API-key check like any /graphql request,
-and runs as that key's actor; over stdio every call runs as the actor the command was started
-with. Either way the tools are those of `mcp_tools`.
+and runs as that key's actor; over stdio every call runs as the operator or as the key the
+command was started with, checked again on every call. Either way the tools are those of
+`mcp_tools`.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from starlette.types import Receive, Scope, Send
 from api.agent_mcp.mcp_calls import Caller, refusal
 from api.agent_mcp.mcp_tools import register_tools
 from graph.domain.actor import Actor
-from graph.domain.errors import ValidationFailed
+from graph.domain.errors import Forbidden, ValidationFailed
 from graph.memory import Memory, Settings
 
 INSTRUCTIONS = """\
@@ -135,10 +136,22 @@ class HttpEndpoint:
         await self.sessions.handle_request(scope, receive, send)
 
 
-async def serve_stdio(memory: Memory, actor: Actor) -> None:
-    """Serve MCP on stdin/stdout until the host closes it, every call as `actor`."""
+def stdio_caller(memory: Memory, actor: Actor, api_key: str | None = None) -> Caller:
+    """Every call as `actor`, or, with `api_key`, as that key is now: it is checked again on
+    every call (one read), so a revocation or a withdrawn grant made by any process holds at
+    once — the stdio session keeps no copy of a key's grants."""
 
     async def caller(ctx: Context) -> tuple[Memory, Actor]:
-        return memory, actor
+        if api_key is None:
+            return memory, actor
+        current = await memory.authenticate(api_key)
+        if current is None:
+            raise Forbidden("this API key was revoked (or is no longer known)")
+        return memory, current
 
-    await build_server(caller).run_stdio_async()
+    return caller
+
+
+async def serve_stdio(memory: Memory, actor: Actor, api_key: str | None = None) -> None:
+    """Serve MCP on stdin/stdout until the host closes it (see `stdio_caller`)."""
+    await build_server(stdio_caller(memory, actor, api_key)).run_stdio_async()

@@ -43,7 +43,7 @@ def mcp_command(
                 if found is None:
                     raise SetupError("the API key is malformed, unknown or revoked")
                 actor = found
-            await serve_stdio(memory, actor)
+            await serve_stdio(memory, actor, api_key)
 
     asyncio.run(main())
 

@@ -116,7 +116,13 @@ async def authenticate(presented: str) -> Actor | None:
     match = _KEY.match(presented.strip())
     if match is None:
         return None
-    key = await in_neomodel(bound_graph(), ApiKey.nodes.get_or_none(key_id=match["id"]))
+
+    async def lookup() -> ApiKey | None:
+        async with adb.read_transaction:  # routable: a cluster answers it from a reader
+            found: ApiKey | None = await ApiKey.nodes.get_or_none(key_id=match["id"])
+            return found
+
+    key = await in_neomodel(bound_graph(), lookup())
     if key is None or key.revoked_at is not None:
         return None
     if not hmac.compare_digest(key.secret_sha256, _digest(match["secret"])):
@@ -168,7 +174,13 @@ async def withdraw_space_grants(graph: Graph, space: str) -> int:
 
 
 async def list_keys() -> list[dict[str, Any]]:
-    keys = await in_neomodel(bound_graph(), ApiKey.nodes.order_by("key_id").all())
+
+    async def read_all() -> list[ApiKey]:
+        async with adb.read_transaction:
+            found: list[ApiKey] = await ApiKey.nodes.order_by("key_id").all()
+            return found
+
+    keys = await in_neomodel(bound_graph(), read_all())
     return [
         {
             "keyId": k.key_id,

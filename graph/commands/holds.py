@@ -9,10 +9,11 @@ check: a hold on a subject + predicate also covers claims with them written afte
 
 Holds stay in named Cypher, written only here (and swept with a forgotten space's nodes by the
 purge outbox), not with neomodel like API keys: placing or releasing one is a write command like
-any other — it ticks the recorded-time clock, checks the space and the actor's tier and writes
-its `AuditEvent`, all in one Engram transaction — and neomodel cannot write in a transaction it
-did not begin (no public call hands it Engram's). A neomodel hold would be a second transaction,
-so a hold could exist without its audit event or its recorded time from the one clock.
+any other — it ticks its space's recorded-time clock, checks the space and the actor's tier and
+writes its `AuditEvent`, all in one Engram transaction — and neomodel cannot write in a
+transaction it did not begin (no public call hands it Engram's). A neomodel hold would be a
+second transaction, so a hold could exist without its audit event or its recorded time from the
+space's clock.
 `check_holds` reads holds in the forget's own transaction, which is what makes them bind.
 """
 

@@ -5,12 +5,13 @@
 ['alice']
 
 Spaces stay in named Cypher, not with neomodel like API keys: a space is the root of the temporal
-graph, not an administrative record beside it. Creating one ticks the recorded-time clock (its
-`recordedAt` bounds `HISTORY_UNAVAILABLE`) and writes its `AuditEvent` in the same transaction;
-forgetting one closes it (and drops its forget salt) in the forget's transaction, with the erasure
-and the tombstone. neomodel cannot write in a transaction it did not begin, so either would become
-two transactions. Its writers are this module, the erase engine (salt, close) and the purge outbox
-(grants withdrawn); `tests/test_admin_ownership.py` keeps it so.
+graph, not an administrative record beside it. Creating one ticks the global recorded-time clock
+(its `recordedAt` bounds `HISTORY_UNAVAILABLE`; the space's own clock starts there) and writes
+its `AuditEvent` in the same transaction; forgetting one closes it (and drops its forget salt) in
+the forget's transaction, with the erasure and the tombstone. neomodel cannot write in a
+transaction it did not begin, so either would become two transactions. Its writers are this
+module, the erase engine (salt, close) and the purge outbox (grants withdrawn);
+`tests/test_admin_ownership.py` keeps it so.
 """
 
 from __future__ import annotations
@@ -53,7 +54,8 @@ WHERE closing = 0
 """
     + TICK
     + """
-CREATE (s:Space {id: $id, name: $name, description: $description, recordedAt: now})
+CREATE (s:Space {id: $id, name: $name, description: $description, recordedAt: now,
+                 clockNow: now})
 CREATE (s)-[:HAS_AUDIT]->(:AuditEvent {
   id: $auditId, spaceId: $id, action: 'createSpace', actor: $actor, at: now,
   target: $id, outcome: 'ok'

@@ -4,10 +4,11 @@ runner every command goes through.
     >>> async def work(ctx: WriteContext) -> Claim: ...
     >>> claim = await run_command(graph, "alice", actor, work)
 
-All Engram writers tick the one clock first, so they run one after the other: whatever a
-transaction reads after `begin_write` is the latest committed state and nobody else writes until
-it commits. That is what makes "check, then write" safe without further locks — evidence that
-is checked unerased stays unerased until this transaction commits.
+Every writer ticks its space's clock first (`graph.store.clock`), so the writers of one space
+run one after the other: whatever a transaction reads of its space after `begin_write` is the
+latest committed state and nobody else writes in that space until it commits. That is what makes
+"check, then write" safe without further locks — evidence that is checked unerased stays
+unerased until this transaction commits. Writers of other spaces go on meanwhile.
 """
 
 from __future__ import annotations
@@ -25,21 +26,13 @@ from graph.domain.actor import Actor
 from graph.domain.errors import NotFound, RevisionConflict
 from graph.domain.model import Privacy
 from graph.domain.timeutil import to_native
-from graph.store.clock import TICK
+from graph.store.clock import TICK, TICK_IN_SPACE
 from graph.store.db import Graph, run
 
 T = TypeVar("T")
 
 TICK_NOW: LiteralString = TICK + "RETURN now"
-
-TICK_IN_SPACE: LiteralString = (
-    TICK
-    + """
-OPTIONAL MATCH (s:Space {name: $space})
-WHERE s.erasedAt IS NULL
-RETURN now, s.id AS id
-"""
-)
+"""The global tick, for what belongs to no space."""
 
 
 @dataclass(frozen=True)
@@ -62,12 +55,12 @@ class WriteContext:
 
 
 async def begin_write(tx: AsyncManagedTransaction, space: str, actor: Actor) -> WriteContext:
-    """Check the actor's write grant, tick the clock (serialising writers), then find the
-    space; FORBIDDEN without a grant, NOT_FOUND if the space is gone."""
+    """Check the actor's write grant, then tick the space's clock (serialising its writers);
+    FORBIDDEN without a grant, NOT_FOUND if the space is gone."""
     actor.check_write(space)
     tier = actor.tier_in(space)
     [row] = await run(tx, TICK_IN_SPACE, space=space)
-    if row["id"] is None:
+    if row["id"] is None or not row["live"]:
         raise NotFound(f"no space named {space!r}", field="space")
     return WriteContext(
         tx, to_native(row["now"]), row["id"], space, actor.name, tier, actor.has_legal(space)
@@ -80,7 +73,7 @@ async def run_command(
     """Run `work` in one writing transaction of `space` as `actor` (retried on transient
     failures, so `work` must be safe to run again): the grant checked, the clock ticked, the
     space found. A uniqueness constraint that fires means a writer outside Engram raced this
-    one (the clock serialises Engram's own): REVISION_CONFLICT, nothing written."""
+    one (the space's clock serialises Engram's own): REVISION_CONFLICT, nothing written."""
 
     async def transaction(tx: AsyncManagedTransaction) -> T:
         return await work(await begin_write(tx, space, actor))

@@ -2,7 +2,8 @@
 
 Stored in Neo4j (labels and relationship types):
 
-    (:Space {id, name, description, recordedAt, forgetSalt, erasedAt, grantsToWithdraw})
+    (:Space {id, name, description, recordedAt, forgetSalt, erasedAt, grantsToWithdraw,
+             clockNow (the space's recorded-time clock), clockLocked}
         a forgotten space is closed: renamed `forgotten-<id>`, its old name kept in
         `grantsToWithdraw` until the API keys that granted it have lost the grant
     (:Entity {id, spaceId, key, kind, canonical, privacy, recordedAt, erasedAt})
@@ -30,7 +31,7 @@ Stored in Neo4j (labels and relationship types):
                  erasedIds, liftedJson, contentFingerprints (HMAC), countsJson})  the ledger
     (:LegalHold {id, spaceId, selectorJson, reason, actor, privacy, recordedAt, releasedAt})
     (:ApiKey {keyId, secretSha256, name, grants, createdAt, revokedAt})  neomodel's (ApiKey)
-    (:Clock {name: 'recorded', now})
+    (:Clock {name: 'recorded', now})  the global clock: space creation, backup barriers
     (:Migration {version, name, checksum, appliedAt, durationMs})  neomodel's (MigrationRecord)
 
 Privacy tiers make lines. Every claim, entity, observation, episode, artifact, relation, merge

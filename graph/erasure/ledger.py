@@ -18,6 +18,7 @@ from graph.domain.model import Privacy
 from graph.domain.timeutil import to_native
 from graph.erasure.engine import CASCADE, CASCADE_REASON, Erasure, erase
 from graph.erasure.selectors import Selection
+from graph.store.clock import TICK_SPACE_BY_ID
 from graph.store.db import Graph, run
 
 LEDGER: LiteralString = """
@@ -111,7 +112,7 @@ async def retract_orphans(target: Graph) -> int:
     for row in await target.read(ORPHANED_CLAIMS):
 
         async def work(tx: AsyncManagedTransaction, row: dict[str, Any] = row) -> int:
-            now = to_native((await run(tx, TICK_NOW))[0]["now"])
+            now = to_native((await run(tx, TICK_SPACE_BY_ID, spaceId=row["spaceId"]))[0]["now"])
             done = await run(
                 tx,
                 CASCADE,
@@ -129,8 +130,11 @@ async def retract_orphans(target: Graph) -> int:
 
 async def _apply(target: Graph, tombstone: dict[str, Any], *, insert: bool) -> None:
     async def work(tx: AsyncManagedTransaction) -> None:
-        now = to_native((await run(tx, TICK_NOW))[0]["now"])
+        # The space's clock when the space is there (its recorded times stay strictly
+        # increasing); the global one for a tombstone of a space the archive does not hold.
         space = await run(tx, SPACE_BY_ID, id=tombstone["spaceId"])
+        tick = await run(tx, TICK_SPACE_BY_ID, spaceId=tombstone["spaceId"]) if space else []
+        now = to_native((tick or await run(tx, TICK_NOW))[0]["now"])
         erasure = Erasure()
         if space:
             # The ledger is replayed as an operator: what was erased is erased at every tier.

@@ -4,8 +4,9 @@ while writes go on.
     >>> report = await backup(graph, Path("engram.backup"), blob_root=settings.blobs)
     >>> report.watermark        # the recovery point: the archive holds what was known then
 
-The backup reads the recorded-time clock once (the watermark) and then exports, in one read
-transaction that takes no lock, every row recorded by then as it was then (`graph.jobs.watermark`).
+The backup sets every recorded-time clock to one instant, the watermark, in a write that commits
+at once (`graph.store.clock.BARRIER`), and then exports, in one read transaction that takes no
+lock, every row recorded by then as it was then (`graph.jobs.watermark`).
 Writers are never blocked; what they record meanwhile is after the watermark and stays out. What
 is forgotten meanwhile stays forgotten: the ledger is read last and holds every tombstone up to
 then, and a restore replays it. The archive's format is in `graph.jobs.archive`; restoring is
@@ -31,7 +32,7 @@ from graph.erasure.ledger import replay_ledger
 from graph.jobs.archive import FORMAT, Progress, encode, read_manifest
 from graph.jobs.restore import RestoreReport, restore
 from graph.jobs.watermark import RECORDED_BY_WATERMARK, node_at, relationship_at
-from graph.store.clock import READ_CLOCK
+from graph.store.clock import BARRIER
 from graph.store.db import Graph, run
 from graph.store.migrate import load as load_migrations
 
@@ -122,9 +123,11 @@ async def backup(
     started = time.perf_counter()
     tmp = path.with_name(path.name + ".partial")
 
+    # A moment's write: every clock set to one instant at or after every tick so far.
+    watermark = to_native((await graph.write(BARRIER))[0]["watermark"])
+
     async def work(tx: AsyncManagedTransaction) -> BackupReport:
-        clock = (await run(tx, READ_CLOCK))[0]["now"]
-        watermark = to_native(clock) if clock is not None else EPOCH
+        nonlocal watermark
         if as_known_at is not None:
             watermark = min(watermark, to_native(as_known_at))
         counts = (await run(tx, COUNT))[0]

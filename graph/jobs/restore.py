@@ -27,6 +27,7 @@ from graph.domain.errors import SetupError
 from graph.erasure.ledger import replay_ledger, retract_orphans
 from graph.erasure.purge_outbox import purge_blobs, purge_spaces
 from graph.jobs.archive import Progress, decode, read_manifest
+from graph.store.clock import SET_ALL_CLOCKS
 from graph.store.db import Graph
 from graph.store.integrity import violations
 from graph.store.migrate import load as load_migrations
@@ -75,10 +76,6 @@ CALL (n) { REMOVE n:EngramRestoring REMOVE n.restoreKey } IN TRANSACTIONS OF 500
 """
 DROP_RESTORE_INDEX: LiteralString = "DROP INDEX engram_restoring IF EXISTS"
 
-SET_CLOCK: LiteralString = """
-MERGE (c:Clock {name: 'recorded'})
-SET c.now = CASE WHEN c.now IS NULL OR c.now < $now THEN $now ELSE c.now END
-"""
 
 UNERASED_TOMBSTONED: LiteralString = """
 MATCH (t:Tombstone)
@@ -189,7 +186,7 @@ async def restore(
     async with target.driver.session(database=target.database) as session:
         await (await session.run(TO_EMBED_AGAIN)).consume()
     watermark = datetime.fromisoformat(manifest["watermark"])
-    await target.write(SET_CLOCK, now=watermark)
+    await target.write(SET_ALL_CLOCKS, now=watermark)
     replayed = await replay_ledger(target, ledger) if ledger is not None else 0
     replayed += await replay_ledger(target, target)
     await retract_orphans(target)

@@ -1,8 +1,9 @@
 """What the graph held at one recorded instant (a backup's watermark), read while writes go on.
 
-Recorded time makes a consistent backup possible without stopping writers: every write ticks the
-one recorded-time clock and holds it to commit, so when a reader sees the clock at `W`, every
-write recorded at or before `W` has committed and every later one is recorded after `W`. Rows
+Recorded time makes a consistent backup possible without stopping writers: a backup's barrier
+(`graph.store.clock.BARRIER`) sets every clock to one instant `W` while it holds them all, so
+once it commits every write recorded at or before `W` has committed and every later one, in any
+space, is recorded after `W`. Rows
 are never edited except by stamping a later recorded instant on them, so each row read later
 can be put back as it was at `W`:
 
@@ -54,6 +55,8 @@ def node_at(
     props = dict(props)
     if "Clock" in labels:
         props["now"] = watermark
+    if "Space" in labels and _after(props.get("clockNow"), watermark):
+        props["clockNow"] = watermark
     for stamp, companions in (
         ("supersededAt", ()),
         ("archivedAt", ()),

@@ -11,10 +11,10 @@ backup leaves vectors out (a restore computes them again).
 
 A claim is written with the label `:Unembedded` (in the same transaction as its text). The
 outbox consumer `embed_pending` reads a batch, computes vectors outside any transaction, and
-stores them in a writing transaction (which ticks the clock, so it runs after any forget that
-committed meanwhile) only where the claim still carries the label and the very text that was
-embedded. Forget removes the label and deletes the `Meaning` with the text, so a vector computed
-before a forget is dropped, never written back.
+stores them in a writing transaction (which first holds the clocks of the claims' spaces, so it
+runs after any forget that committed meanwhile) only where the claim still carries the label
+and the very text that was embedded. Forget removes the label and deletes the `Meaning` with the
+text, so a vector computed before a forget is dropped, never written back.
 
     >>> embedder = Embedder()
     >>> [vector] = embedder.embed(["prefers dark mode"])
@@ -38,7 +38,7 @@ from neo4j import AsyncManagedTransaction
 from tokenizers import Tokenizer
 
 from graph.domain.errors import SetupError
-from graph.store.clock import TICK
+from graph.store.clock import LOCK_SPACES, WALL
 from graph.store.db import Graph, run
 
 MODEL_ID = "all-MiniLM-L6-v2-onnx-int8"
@@ -61,9 +61,18 @@ RETURN c.id AS id, c.text AS text
 LIMIT $batch
 """
 
+SPACES_OF_CLAIMS: LiteralString = """
+UNWIND $ids AS id
+MATCH (c:Claim {id: id})
+RETURN collect(DISTINCT c.spaceId) AS spaceIds
+"""
+
+# Runs after LOCK_SPACES: the claims are checked once their spaces' writers are held off.
 STORE: LiteralString = (
-    TICK
-    + """
+    """
+WITH """
+    + WALL
+    + """ AS now
 UNWIND $rows AS row
 MATCH (c:Claim {id: row.id})
 WHERE c:Unembedded AND c.erasedAt IS NULL AND c.text = row.text
@@ -180,6 +189,8 @@ async def store(graph: Graph, rows: list[dict[str, Any]]) -> int:
         return 0
 
     async def work(tx: AsyncManagedTransaction) -> int:
+        [spaces] = await run(tx, SPACES_OF_CLAIMS, ids=[r["id"] for r in rows])
+        await run(tx, LOCK_SPACES, spaceIds=spaces["spaceIds"])
         [row] = await run(tx, STORE, rows=rows, model=MODEL_ID)
         await run(tx, DROP_UNEMBEDDABLE, ids=[r["id"] for r in rows])
         return int(row["stored"])

@@ -65,7 +65,7 @@ SPACE_HISTORY: LiteralString = """
 MATCH (s:Space {name: $space})
 WHERE s.erasedAt IS NULL
 OPTIONAL MATCH (clock:Clock {name: 'recorded'})
-RETURN s.id AS id, s.recordedAt AS recordedAt, clock.now AS clock
+RETURN s.id AS id, s.recordedAt AS recordedAt, coalesce(s.clockNow, clock.now) AS clock
 """
 
 
@@ -99,7 +99,7 @@ class View:
         if known_at is not None:
             known_at = _aware(known_at, "knownAt")
         else:
-            # "Now" in recorded time is the database's clock when it is ahead of ours (a
+            # "Now" in recorded time is the space's clock when it is ahead of ours (a
             # remote Neo4j, or ticks that ran past the wall clock): a write is always visible
             # to the next default read.
             clock = to_native(row["clock"]) if row["clock"] is not None else now

@@ -5,6 +5,12 @@
     >>> rows = await graph.read(SOME_QUERY, spaceId="…")
     >>> await graph.close()
 
+Every read runs in a read transaction (`execute_read`) and every write in a write transaction
+(`execute_write`), so with a routing URI (`neo4j://`, `neo4j+s://`) a cluster sends reads to its
+readers and writes to the leader; a single server (Community) answers both from its one-member
+routing table. Auto-commit sessions (`session.run`) are used only for writes that must run
+outside a transaction (`CALL … IN TRANSACTIONS`), and default to write access.
+
 `connect` fails loudly (`SetupError`) on a wrong password, an unreachable URI or a database that
 does not exist; nothing falls back to anything else.
 """
@@ -16,7 +22,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, LiteralString, TypeVar
 
-from neo4j import AsyncDriver, AsyncGraphDatabase, AsyncManagedTransaction
+from neo4j import AsyncDriver, AsyncGraphDatabase, AsyncManagedTransaction, RoutingControl
 from neo4j.exceptions import (
     AuthError,
     ClientError,
@@ -88,7 +94,9 @@ async def connect(target: Neo4jTarget, *, retry_time: float = 30.0) -> Graph:
     )
     try:
         await driver.verify_connectivity()
-        await driver.execute_query("RETURN 1", database_=target.database)
+        await driver.execute_query(
+            "RETURN 1", database_=target.database, routing_=RoutingControl.READ
+        )
     except AuthError as failure:
         await driver.close()
         raise SetupError(

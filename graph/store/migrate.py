@@ -38,6 +38,7 @@ from neomodel import (
     DateTimeNeo4jFormatProperty,
     IntegerProperty,
     StringProperty,
+    adb,
 )
 
 from graph.domain.errors import SetupError
@@ -100,10 +101,22 @@ def load(directory: Path | None = None) -> list[Migration]:
     return [migrations[v] for v in sorted(migrations)]
 
 
-async def pending(graph: Graph, directory: Path | None = None) -> list[Migration]:
-    """Migrations not yet applied; raises if an applied one was edited or is unknown here."""
-    await graph.write(ENSURE_LEDGER)
-    records = await in_neomodel(graph, MigrationRecord.nodes.order_by("version").all())
+async def pending(
+    graph: Graph, directory: Path | None = None, *, ensure_ledger: bool = True
+) -> list[Migration]:
+    """Migrations not yet applied; raises if an applied one was edited or is unknown here.
+
+    `ensure_ledger=False` only reads (a readiness probe: routable to a reader, no schema write
+    per probe); without the ledger's constraint the ledger is simply empty then."""
+    if ensure_ledger:
+        await graph.write(ENSURE_LEDGER)
+
+    async def applied_records() -> list[MigrationRecord]:
+        async with adb.read_transaction:
+            found: list[MigrationRecord] = await MigrationRecord.nodes.order_by("version").all()
+            return found
+
+    records = await in_neomodel(graph, applied_records())
     applied = {record.version: record for record in records}
     known = load(directory)
     by_version = {m.version: m for m in known}

@@ -79,8 +79,9 @@ async def neomodel_database(graph: Graph) -> str:
     """The database neomodel's queries reach, as the server names it (checked by /readyz)."""
 
     async def ask() -> str:
-        rows, _ = await adb.cypher_query(DATABASE_NAME)
-        return str(rows[0][0])
+        async with adb.read_transaction:
+            rows, _ = await adb.cypher_query(DATABASE_NAME)
+            return str(rows[0][0])
 
     return await in_neomodel(graph, ask())
 
