@@ -300,7 +300,7 @@ async def test_a_timeline_shows_each_episodes_visible_observations(story: Story)
 def test_an_observation_over_the_size_limit_is_refused() -> None:
     at_limit = "x" * MAX_OBSERVATION_CHARS
     assert parse(ObservationInput, {"episode_id": "e", "content": at_limit}).content == at_limit
-    with pytest.raises(ValidationFailed, match="content: String should have at most 100000"):
+    with pytest.raises(ValidationFailed, match="content: give at most 100000 characters"):
         parse(ObservationInput, {"episode_id": "e", "content": at_limit + "x"})
-    with pytest.raises(ValidationFailed, match="content: String should have at least 1"):
+    with pytest.raises(ValidationFailed, match="content: give at least 1 character"):
         parse(ObservationInput, {"episode_id": "e", "content": ""})

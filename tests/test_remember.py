@@ -52,7 +52,7 @@ async def test_remember_writes_a_claim_its_evidence_and_an_audit_event(story: St
 
 
 def test_a_claim_without_evidence_is_refused_before_anything_is_written() -> None:
-    with pytest.raises(ValidationFailed, match="evidence: List should have at least 1 item"):
+    with pytest.raises(ValidationFailed, match="evidence: give at least 1 item"):
         parse(RememberInput, {"key": "pref:ui:theme", "value": {"value": "x"}, "evidence": []})
 
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import json
 import re
 import secrets
 from dataclasses import dataclass
@@ -60,6 +61,12 @@ LOCK_KEY: LiteralString = """
 MATCH (k:ApiKey {keyId: $keyId})
 SET k._lock = true
 REMOVE k._lock
+"""
+
+KEY_BY_ID: LiteralString = """
+MATCH (k:ApiKey {keyId: $keyId})
+RETURN k.keyId AS keyId, k.secretSha256 AS secretSha256, k.name AS name, k.grants AS grants,
+       k.revokedAt AS revokedAt
 """
 
 DEV = Actor.operator("dev")
@@ -116,18 +123,16 @@ async def authenticate(presented: str) -> Actor | None:
     match = _KEY.match(presented.strip())
     if match is None:
         return None
-
-    async def lookup() -> ApiKey | None:
-        async with adb.read_transaction:  # routable: a cluster answers it from a reader
-            found: ApiKey | None = await ApiKey.nodes.get_or_none(key_id=match["id"])
-            return found
-
-    key = await in_neomodel(bound_graph(), lookup())
-    if key is None or key.revoked_at is not None:
+    # Read through the driver's managed read transaction, not neomodel's: routable, and a
+    # request timeout that cancels it while the server stalls leaves no session open (a
+    # cancelled `adb.read_transaction` does). neomodel stays the only writer of keys.
+    rows = await bound_graph().read(KEY_BY_ID, keyId=match["id"])
+    if not rows or rows[0]["revokedAt"] is not None:
         return None
-    if not hmac.compare_digest(key.secret_sha256, _digest(match["secret"])):
+    key = rows[0]
+    if not hmac.compare_digest(key["secretSha256"], _digest(match["secret"])):
         return None
-    return Actor(f"key:{key.key_id}:{key.name}", _grants(key.grants))
+    return Actor(f"key:{key['keyId']}:{key['name'] or ''}", _grants(json.loads(key["grants"])))
 
 
 async def _locked(key: ApiKey) -> ApiKey:

@@ -1,7 +1,7 @@
-"""Building command inputs from untrusted data, with typed errors instead of pydantic's.
+"""Building command inputs from untrusted data, with typed errors in plain words.
 
 >>> item = parse(RememberInput, {"key": "pref:ui:theme", "evidence": []})
-ValidationFailed: evidence: List should have at least 1 item after validation, not 0
+ValidationFailed: evidence: give at least 1 item
 """
 
 from __future__ import annotations
@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
+from pydantic_core import ErrorDetails
 
 from graph.domain.errors import ValidationFailed
 
@@ -20,12 +21,46 @@ def _camel(name: str) -> str:
     return head + "".join(part.title() for part in rest)
 
 
+def _path(error: ErrorDetails) -> str:
+    where = ""
+    for part in error["loc"]:
+        where += f"[{part}]" if isinstance(part, int) else f".{_camel(str(part))}"
+    return where.lstrip(".")
+
+
+def plain(error: ErrorDetails) -> str:
+    """What a validation problem means, in words (pydantic's own message when it has none)."""
+    kind, ctx = error["type"], error.get("ctx") or {}
+    words: dict[str, str] = {
+        "missing": "is required",
+        "extra_forbidden": "is not a field here",
+        "too_short": "give at least {min_length} item{s_min}",
+        "too_long": "give at most {max_length} item{s_max}",
+        "string_too_short": "give at least {min_length} character{s_min}",
+        "string_too_long": "give at most {max_length} character{s_max}",
+        "greater_than_equal": "must be at least {ge}",
+        "less_than_equal": "must be at most {le}",
+        "greater_than": "must be more than {gt}",
+        "less_than": "must be less than {lt}",
+        "enum": "must be one of {expected}",
+        "timezone_aware": "needs a UTC offset (e.g. 2024-01-01T00:00:00+00:00)",
+    }
+    if kind in words:
+        values = {
+            **{k: str(v) for k, v in ctx.items()},
+            "s_min": "" if ctx.get("min_length") == 1 else "s",
+            "s_max": "" if ctx.get("max_length") == 1 else "s",
+        }
+        return words[kind].format(**values)
+    return str(error["msg"]).removeprefix("Value error, ")
+
+
 def parse(model: type[M], data: dict[str, Any]) -> M:
-    """`model` validated from `data`; the first problem becomes a `ValidationFailed`."""
+    """`model` validated from `data`; the first problem becomes a `ValidationFailed` naming
+    its field (`evidence[0].observationId`)."""
     try:
         return model.model_validate(data)
     except ValidationError as failure:
         error = failure.errors()[0]
-        where = ".".join(_camel(str(part)) for part in error["loc"])
-        message = str(error["msg"]).removeprefix("Value error, ")
-        raise ValidationFailed(f"{where or 'input'}: {message}", field=where or None) from None
+        where = _path(error)
+        raise ValidationFailed(f"{where or 'input'}: {plain(error)}", field=where or None) from None
