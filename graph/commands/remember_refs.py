@@ -29,7 +29,7 @@ from graph.commands.predicate_rules import PredicateRules
 from graph.commands.writing import WriteContext
 from graph.domain import memory_types as mt
 from graph.domain.cardinality import Cardinality, value_part
-from graph.domain.errors import AmbiguousSubject, ValidationFailed
+from graph.domain.errors import AmbiguousSubject, EngramError, ValidationFailed
 from graph.domain.model import MemoryType
 
 if TYPE_CHECKING:
@@ -62,7 +62,7 @@ async def plan_entities(
     path: Path,
 ) -> BatchEntities:
     """Find or plan the entity of every subject and object of `items` (`(index, item, type)`)."""
-    from graph.commands.remember import RememberInput
+    from graph.commands.remember import RememberInput, validate
 
     written = {item.key: item for _, item, t in items if t is MemoryType.ENTITY and item.key}
     refs = [
@@ -111,6 +111,13 @@ async def plan_entities(
                 privacy=item.privacy,
                 valid_from=item.valid_from,
             )
+            try:
+                validate(created)
+            except EngramError as failure:
+                raise ValidationFailed(
+                    f"{ref.describe()} cannot name a new entity: {failure.message}",
+                    field=path(index, f"{role}.name"),
+                ) from None
             batch.created.setdefault(index, []).append(created)
             written[derived] = created
             batch.found[ref] = derived
