@@ -340,3 +340,12 @@ async def test_forget_takes_a_claim_key_or_an_entity_name(memory: Memory) -> Non
                 "reason": "x",
             },
         )
+
+
+async def test_a_name_too_long_for_a_key_cannot_create_an_entity(memory: Memory) -> None:
+    long_name = {"name": "A" * 500, "kind": "person"}
+    with pytest.raises(ValidationFailed) as refused:
+        await memory.remember(AGENT, "alice", [fact(long_name, "WORKS_AT", ACME)])
+    assert refused.value.field == "subject.name"
+    assert refused.value.message.endswith("cannot name a new entity: a key is 1–512 characters")
+    assert await entity_keys(memory) == []
