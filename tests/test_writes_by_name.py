@@ -349,3 +349,21 @@ async def test_a_name_too_long_for_a_key_cannot_create_an_entity(memory: Memory)
     assert refused.value.field == "subject.name"
     assert refused.value.message.endswith("cannot name a new entity: a key is 1–512 characters")
     assert await entity_keys(memory) == []
+
+
+async def test_a_name_in_a_read_is_the_name_current_in_the_view(memory: Memory) -> None:
+    await memory.remember(AGENT, "alice", [fact(ALICE, "WORKS_AT", ACME)])
+    renamed = [{"text": "Acme Corp is now Acme Global", "observed_at": day(40)}]
+    await memory.remember(
+        AGENT,
+        "alice",
+        [{"key": "entity:org:acme-corp", "value": {"name": "Acme Global"}, "evidence": renamed}],
+    )
+    before = await memory.view(AGENT, "alice", as_of=day(20))
+    now = await memory.view(AGENT, "alice")
+    assert (await memory.find_entity(before, {"name": "acme  CORP"})).key == "entity:org:acme-corp"
+    assert (await memory.find_entity(now, {"name": "Acme Global"})).key == "entity:org:acme-corp"
+    with pytest.raises(NotFound):
+        await memory.find_entity(now, {"name": "Acme Corp"})
+    with pytest.raises(NotFound):
+        await memory.find_entity(before, {"name": "Acme Corp", "kind": "person"})
