@@ -57,16 +57,18 @@ WITH e, key AS ref
 )
 
 # A name or alias of an entity claim that is current and valid now, compared as lowercase words
-# (`ref.words`), of the kind asked for if one is (`ref.kind`).
+# (`ref.words`), of the kind asked for if one is (`ref.kind`). The space's current entity claims
+# are read once for all the names of a batch, not once per name.
 ENTITIES_BY_NAME: LiteralString = """
-UNWIND $names AS ref
 MATCH (c:Claim {spaceId: $spaceId, type: 'entity'})
 WHERE c.supersededAt IS NULL AND c.erasedAt IS NULL AND c.status IN ['active', 'disputed']
   AND c.privacy <= $maxPrivacy
   AND (c.validFrom IS NULL OR c.validFrom <= $now) AND (c.validTo IS NULL OR $now < c.validTo)
-  AND (ref.kind IS NULL OR c.key STARTS WITH 'entity:' + ref.kind + ':')
-  AND any(text IN [c.name] + coalesce(c.aliases, [])
-          WHERE [w IN split(toLower(text), ' ') WHERE w <> ''] = ref.words)
+WITH c, [text IN [c.name] + coalesce(c.aliases, [])
+         | [w IN split(toLower(text), ' ') WHERE w <> '']] AS spoken
+UNWIND $names AS ref
+WITH ref, c, spoken
+WHERE ref.words IN spoken AND (ref.kind IS NULL OR c.key STARTS WITH 'entity:' + ref.kind + ':')
 MATCH (e:Entity {id: c.subjectId})
 WHERE e.erasedAt IS NULL AND e.privacy <= $maxPrivacy
 WITH DISTINCT ref, e
