@@ -1,5 +1,5 @@
 """What every MCP tool shares: who calls, how an answer or a refusal goes back, and the
-evidence a call gives as text (recorded as an observation first, then cited).
+evidence a call gives as text (recorded as an observation in the write's own transaction).
 """
 
 from __future__ import annotations
