@@ -1,5 +1,5 @@
 """What every MCP tool shares: who calls, how an answer or a refusal goes back, and the
-evidence a call gives as text (recorded as an observation first, then cited).
+evidence a call gives as text (recorded as an observation in the write's own transaction).
 """
 
 from __future__ import annotations
@@ -60,12 +60,16 @@ EvidenceText = Annotated[
     str | None,
     Field(
         description="What was said or seen that supports this, verbatim (e.g. the user's "
-        "message). It is recorded as an observation first and cited as evidence."
+        "message). It is recorded as an observation in the same transaction as the write and "
+        "cited as evidence; a refused call records nothing."
     ),
 ]
 EpisodeId = Annotated[
     str | None,
-    Field(description="Episode to record evidence_text in; default a new conversation episode."),
+    Field(
+        description="An open episode to record evidence_text in; default the caller's session "
+        "episode of the day (one per key, space, tier and UTC day)."
+    ),
 ]
 ObservedAt = Annotated[
     AwareDatetime | None,

@@ -1,0 +1,252 @@
+"""How fast a conversation streams into Engram over GraphQL HTTP, beside the engine in-process:
+facts by names, each with its message as inline evidence text, side by side in one run.
+
+Four variants are measured in every round, their order alternating between rounds:
+
+- `http batched`: `rememberMany` of `--size` facts per request to a real `engram serve` (uvicorn,
+  dev mode) started for the run, facts per second;
+- `engine batched`: the same facts through `Memory.remember` in this process, facts per second;
+- `http single`: one `remember` per request, each with its message as evidence text, latency;
+- `engine single`: one `Memory.remember` per call, latency.
+
+The table gives medians over the rounds of rates and p50 latencies, and the medians of the
+ratios paired within a round (HTTP beside engine), so a shared machine's drift cancels out.
+Goals: ≥ 1,000 facts/s batched over HTTP, ≤ 10 ms p50 for a single remember over HTTP.
+
+    python -m bench.ingest [--rounds 5] [--batched 2000] [--size 500] [--single 200]
+
+Each variant writes its own new `bench-<random>` space (so each grows alike), deleted at the end.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Annotated, Any
+
+import httpx
+import typer
+from rich.table import Table
+
+from bench._support import bench_console, delete_space, fresh_space_name, percentile
+from graph.domain.actor import Actor
+from graph.memory import Memory
+
+ACTOR = Actor.operator("bench:ingest")
+PEOPLE = 400
+ORGS = 40
+PREDICATES = ("WORKS_AT", "KNOWS", "LIVES_IN")
+REMEMBER_MANY = """mutation($s: String!, $inputs: [RememberInput!]!) { rememberMany(space: $s,
+    inputs: $inputs) { claims { revision } errors { code field message } } }"""
+REMEMBER = """mutation($s: String!, $input: RememberInput!) { remember(space: $s, input: $input)
+    { claim { revision } errors { code field message } } }"""
+
+
+class Conversation:
+    """An endless conversation: message n states one fact by names (an employer that changes
+    now and then, an acquaintance, a city) and is that fact's evidence text."""
+
+    def __init__(self) -> None:
+        self.n = 0
+
+    def next(self) -> tuple[dict[str, Any], dict[str, Any]]:
+        """The next message's fact, as GraphQL input and as the engine's input."""
+        n, self.n = self.n, self.n + 1
+        who = f"Person {n % PEOPLE}"
+        predicate = PREDICATES[n // PEOPLE % len(PREDICATES)]
+        if predicate == "KNOWS":
+            name, kind = f"Person {(n * 7 + 1) % PEOPLE}", "person"
+        elif predicate == "WORKS_AT":
+            name, kind = f"Org {(n // 2000 + n) % ORGS}", "org"
+        else:
+            name, kind = f"City {n % 17}", "other"
+        text = f"#{n} {who}: {predicate.lower().replace('_', ' ')} {name}"
+        engine = {
+            "type": "fact",
+            "subject": {"name": who, "kind": "person"},
+            "predicate": predicate,
+            "object": {"name": name, "kind": kind},
+            "evidence": [{"text": text}],
+        }
+        graphql = {
+            **engine,
+            "type": "FACT",
+            "subject": {"name": who, "kind": "PERSON"},
+            "object": {"name": name, "kind": kind.upper()},
+        }
+        return graphql, engine
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+@contextlib.asynccontextmanager
+async def engram_serve() -> AsyncIterator[httpx.AsyncClient]:
+    """`engram serve --dev` (uvicorn) on a free port, on the configured Neo4j; a client to it."""
+    port = free_port()
+    env = {**os.environ, "ENGRAM_BROWSER": "false", "ENGRAM_EMBED_INTERVAL": "0"}
+    command = [sys.executable, "-c", "from api.cli.main import main; main()"]
+    process = subprocess.Popen(
+        [*command, "serve", "--port", str(port), "--dev"],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        async with httpx.AsyncClient(base_url=base, timeout=300) as client:
+            deadline = time.monotonic() + 120
+            while True:
+                if process.poll() is not None:
+                    raise RuntimeError("engram serve exited before it was ready")
+                with contextlib.suppress(httpx.TransportError):
+                    if (await client.get("/readyz")).status_code == 200:
+                        break
+                if time.monotonic() > deadline:
+                    raise RuntimeError("engram serve was not ready in 120 s")
+                await asyncio.sleep(0.2)
+            yield client
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+
+
+async def post(client: httpx.AsyncClient, query: str, **variables: Any) -> None:
+    response = await client.post("/graphql", json={"query": query, "variables": variables})
+    body = response.json()
+    data = body.get("data") if isinstance(body, dict) else None
+    if not isinstance(data, dict) or any(p["errors"] for p in data.values()):
+        raise RuntimeError(f"refused ({response.status_code}): {str(body)[:600]}")
+
+
+class Round:
+    """The four variants, each in its own space, sharing one conversation generator."""
+
+    def __init__(self, client: httpx.AsyncClient, memory: Memory, spaces: dict[str, str]) -> None:
+        self.client = client
+        self.memory = memory
+        self.spaces = spaces
+        self.talk = Conversation()
+
+    async def http_batched(self, facts: int, size: int) -> float:
+        batches = [[self.talk.next()[0] for _ in range(size)] for _ in range(facts // size)]
+        started = time.perf_counter()
+        for inputs in batches:
+            await post(self.client, REMEMBER_MANY, s=self.spaces["http batched"], inputs=inputs)
+        return facts // size * size / (time.perf_counter() - started)
+
+    async def engine_batched(self, facts: int, size: int) -> float:
+        batches = [[self.talk.next()[1] for _ in range(size)] for _ in range(facts // size)]
+        started = time.perf_counter()
+        for items in batches:
+            await self.memory.remember(ACTOR, self.spaces["engine batched"], items)
+        return facts // size * size / (time.perf_counter() - started)
+
+    async def http_single(self, calls: int) -> float:
+        return await p50_ms(
+            [self.talk.next()[0] for _ in range(calls)],
+            lambda item: post(self.client, REMEMBER, s=self.spaces["http single"], input=item),
+        )
+
+    async def engine_single(self, calls: int) -> float:
+        space = self.spaces["engine single"]
+        return await p50_ms(
+            [self.talk.next()[1] for _ in range(calls)],
+            lambda item: self.memory.remember(ACTOR, space, [item]),
+        )
+
+
+async def p50_ms(items: list[dict[str, Any]], call: Callable[[Any], Awaitable[object]]) -> float:
+    latencies = []
+    for item in items:
+        started = time.perf_counter()
+        await call(item)
+        latencies.append((time.perf_counter() - started) * 1000)
+    return percentile(latencies, 50)
+
+
+async def run(rounds: int, batched: int, size: int, single: int) -> None:
+    console = bench_console()
+    variants = ("http batched", "engine batched", "http single", "engine single")
+    spaces = {name: fresh_space_name() for name in variants}
+    results: dict[str, list[float]] = {name: [] for name in variants}
+    async with await Memory.open() as memory, engram_serve() as client:
+        for space in spaces.values():
+            await memory.create_space(ACTOR, space)
+        bench = Round(client, memory, spaces)
+        await bench.http_batched(size, size)  # warm up both paths and the server's caches
+        await bench.engine_batched(size, size)
+        try:
+            for number in range(rounds):
+                load = os.getloadavg()[0]
+                order = list(variants) if number % 2 == 0 else list(reversed(variants))
+                for name in order:
+                    match name:
+                        case "http batched":
+                            value = await bench.http_batched(batched, size)
+                        case "engine batched":
+                            value = await bench.engine_batched(batched, size)
+                        case "http single":
+                            value = await bench.http_single(single)
+                        case _:
+                            value = await bench.engine_single(single)
+                    results[name].append(value)
+                console.print(
+                    f"round {number + 1}: "
+                    + ", ".join(f"{n} {results[n][-1]:,.1f}" for n in variants)
+                    + f" (load average {load:.2f} → {os.getloadavg()[0]:.2f})"
+                )
+        finally:
+            for space in spaces.values():
+                await delete_space(memory.graph, space)
+    table = Table(
+        title=f"Conversation ingest, medians of {rounds} rounds (load average now "
+        f"{os.getloadavg()[0]:.2f})"
+    )
+    for column in ("", "HTTP (GraphQL)", "engine (in-process)", "HTTP / engine", "goal"):
+        table.add_column(column, justify="right" if column else "left")
+    table.add_row(
+        f"facts/s, rememberMany of {size}",
+        f"{statistics.median(results['http batched']):,.0f}",
+        f"{statistics.median(results['engine batched']):,.0f}",
+        f"{paired(results['http batched'], results['engine batched']):.2f}",
+        "≥ 1,000 facts/s",
+    )
+    table.add_row(
+        "p50 ms, single remember",
+        f"{statistics.median(results['http single']):.1f}",
+        f"{statistics.median(results['engine single']):.1f}",
+        f"{paired(results['http single'], results['engine single']):.2f}",
+        "≤ 10 ms",
+    )
+    console.print(table)
+
+
+def paired(top: list[float], bottom: list[float]) -> float:
+    """Median over rounds of top/bottom measured in the same round."""
+    return statistics.median(a / b for a, b in zip(top, bottom, strict=True))
+
+
+def main(
+    rounds: Annotated[int, typer.Option(min=1, help="Rounds; medians are over these.")] = 5,
+    batched: Annotated[int, typer.Option(min=1, help="Facts per round, batched.")] = 2000,
+    size: Annotated[int, typer.Option(min=1, max=1000, help="Facts per rememberMany.")] = 500,
+    single: Annotated[int, typer.Option(min=1, help="Single remembers per round.")] = 200,
+) -> None:
+    """Conversation ingest over GraphQL HTTP beside the engine in-process."""
+    asyncio.run(run(rounds, batched, size, single))
+
+
+if __name__ == "__main__":
+    typer.run(main)
