@@ -138,7 +138,7 @@ class Memory(MemoryAdmin):
 
     async def authenticate(self, presented: str) -> Actor | None:
         """The actor of an API key, or None when it is malformed, unknown or revoked."""
-        return await apikeys.authenticate(presented)
+        return await apikeys.authenticate(self.graph, presented)
 
     async def view(
         self,

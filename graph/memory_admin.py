@@ -23,7 +23,12 @@ from graph.jobs import restore as restores
 from graph.meaning.embeddings import Embedder, count_pending, embed_pending
 from graph.store import migrate as migrations
 from graph.store.db import Graph
-from graph.store.neomodel_bridge import neomodel_database, neomodel_driver_is, release_driver
+from graph.store.neomodel_bridge import (
+    neomodel_database,
+    neomodel_driver_is,
+    release_driver,
+    share_driver,
+)
 from graph.store.settings import Settings
 
 Phases = Callable[[str, int, int], None]
@@ -89,13 +94,22 @@ class MemoryAdmin:
     # -- API keys (neomodel owns them) --------------------------------------------------------
 
     async def create_key(self, name: str, grants: list[Grant]) -> apikeys.IssuedKey:
+        await self._own_keys()
         return await apikeys.create_key(name, grants)
 
     async def list_keys(self) -> list[dict[str, Any]]:
+        await self._own_keys()
         return await apikeys.list_keys()
 
     async def revoke_key(self, key_id: str) -> bool:
+        await self._own_keys()
         return await apikeys.revoke_key(key_id)
+
+    async def _own_keys(self) -> None:
+        """neomodel (the keys' owner) works on this memory's driver, whichever graph it was
+        bound to last (one driver per process: a restore target, another memory)."""
+        if not neomodel_driver_is(self.graph):
+            await share_driver(self.graph)
 
     async def all_spaces(self) -> list[spaces.Space]:
         """Every space, by name."""

@@ -26,6 +26,7 @@ WRITERS: dict[str, set[str]] = {
         "graph.erasure.engine",  # forget: the salt, closing the space
         "graph.erasure.purge_outbox",  # after commit: its grants withdrawn
         "graph.store.clock",  # every write: the space's recorded-time clock (clockNow)
+        "graph.commands.predicate_rules",  # declarePredicate: the space's ONE/MANY lists
     },
     "LegalHold": {
         "graph.commands.holds",  # set, release

@@ -206,3 +206,22 @@ async def memory_for_properties(
     memory = Memory(graph, test_settings, embedder)
     await memory.create_space(AGENT, "props")
     return memory
+
+
+async def test_one_batch_may_change_a_one_value_several_times_and_each_piece_keeps_evidence(
+    memory: Memory,
+) -> None:
+    done = await memory.remember(
+        AGENT,
+        "alice",
+        [fact("WORKS_AT", org, day(n * 30)) for n, org in enumerate(["Acme", "Globex", "Initech"])],
+    )
+    assert {c.key for c in done} == {"fact:person/alice:WORKS_AT"}
+    history = await memory.claim_history(await memory.view(AGENT, "alice"), done[0].key)
+    pieces = [c for c in history if c.superseded_at is None]
+    assert [(c.valid_from, c.valid_to) for c in pieces] == [
+        (day(0), day(30)),
+        (day(30), day(60)),
+        (day(60), None),
+    ]
+    assert all(len(c.evidence) == 1 for c in pieces)

@@ -104,7 +104,7 @@ async def test_a_forgotten_name_is_taken_again_only_after_its_grants_are_withdra
     assert [k["grants"] for k in await list_keys()] == [
         [{"space": "bob", "tier": "normal", "write": False, "legal": False}]
     ]
-    actor = await authenticate(issued.secret)
+    actor = await authenticate(graph, issued.secret)
     assert actor is not None and sorted(actor.grants) == ["bob"]
     assert await graph.read(MARKED) == []
 

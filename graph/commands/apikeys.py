@@ -15,7 +15,7 @@ withdrawals, never overwrite each other's change.
     >>> issued = await create_key("agent-7", [Grant("alice", Privacy.PRIVATE, write=True)])
     >>> issued.secret            # shown once
     'egk_3f9a0c1b2d4e_…'
-    >>> actor = await authenticate(issued.secret)
+    >>> actor = await authenticate(graph, issued.secret)
 """
 
 from __future__ import annotations
@@ -118,7 +118,7 @@ async def create_key(name: str, grants: list[Grant]) -> IssuedKey:
     return IssuedKey(key_id, f"egk_{key_id}_{secret}", grants)
 
 
-async def authenticate(presented: str) -> Actor | None:
+async def authenticate(graph: Graph, presented: str) -> Actor | None:
     """The actor of a presented key, or None if it is malformed, unknown or revoked."""
     match = _KEY.match(presented.strip())
     if match is None:
@@ -126,7 +126,7 @@ async def authenticate(presented: str) -> Actor | None:
     # Read through the driver's managed read transaction, not neomodel's: routable, and a
     # request timeout that cancels it while the server stalls leaves no session open (a
     # cancelled `adb.read_transaction` does). neomodel stays the only writer of keys.
-    rows = await bound_graph().read(KEY_BY_ID, keyId=match["id"])
+    rows = await graph.read(KEY_BY_ID, keyId=match["id"])
     if not rows or rows[0]["revokedAt"] is not None:
         return None
     key = rows[0]

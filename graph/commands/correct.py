@@ -268,7 +268,7 @@ def _dispute(
     row = plan.restate(
         ctx, old_row, state, interval_of(old_row), status=ClaimStatus.DISPUTED, reason=reason
     )
-    evidence_plan.copy_support(old_row["id"], row["id"])
+    evidence_plan.copy_support(old_row, row["id"])
     return row
 
 
@@ -322,14 +322,14 @@ async def _supersede(
     plan.supersede(ctx, old_row, state)
     for piece in pieces_kept(old_interval, interval, keep_tail=False):
         kept = plan.restate(ctx, old_row, state, piece)
-        evidence_plan.copy_support(old_row["id"], kept["id"])
+        evidence_plan.copy_support(old_row, kept["id"])
     if mt.POLICIES[memory_type] is Policy.OVERWRITE:
         # One value per time slice: the corrected interval replaces whatever else held then.
         for other in [r for r in state.line(privacy) if interval_of(r).overlaps(interval)]:
             plan.supersede(ctx, other, state)
             for piece in pieces_kept(interval_of(other), interval, keep_tail=True):
                 kept = plan.restate(ctx, other, state, piece)
-                evidence_plan.copy_support(other["id"], kept["id"])
+                evidence_plan.copy_support(other, kept["id"])
     names = await _names(ctx, old_row, object_id, object_name)
     row = claim_row(
         ctx,
@@ -365,7 +365,7 @@ async def _supersede(
     if validity_only:
         # Only the validity changed: what showed the fact still shows it for the time it held,
         # and the correction's evidence says why it holds for less (or more) of it.
-        evidence_plan.copy_support(old_row["id"], row["id"])
+        evidence_plan.copy_support(old_row, row["id"])
         kind = EvidenceKind.CORRECTED_BY
     else:
         kind = EvidenceKind.SUPPORTED_BY

@@ -229,9 +229,22 @@ class EvidencePlan:
             }
         )
 
-    def copy_support(self, from_id: str, to_id: str) -> None:
-        """The new row keeps the supporting evidence of the row it re-states."""
-        self.copies.append({"fromId": from_id, "toId": to_id})
+    def copy_support(self, old: dict[str, Any], to_id: str) -> None:
+        """The new row `to_id` keeps the supporting evidence of the row `old` it re-states. A
+        stored row's edges are copied when the plan is written (after this plan's own links);
+        a row planned in this same transaction has no stored edges to copy, so its planned
+        links and the copies into it are repeated for the new row (one Cypher statement would
+        not see the edges it creates itself)."""
+        from_id = str(old["id"])
+        if old.get("recordedAt") is not None:
+            self.copies.append({"fromId": from_id, "toId": to_id})
+            return
+        supported = EvidenceKind.SUPPORTED_BY.value
+        planned = [k for k in self.links if k["claimId"] == from_id and k["kind"] == supported]
+        for link in planned:
+            self.links.append({**link, "claimId": to_id, "props": dict(link["props"])})
+        for copy in [c for c in self.copies if c["toId"] == from_id]:
+            self.copies.append({"fromId": copy["fromId"], "toId": to_id})
 
     async def write(self, ctx: WriteContext) -> None:
         observations = [link for link in self.links if link["label"] == "Observation"]

@@ -186,7 +186,7 @@ def _plan_item(
             plan.supersede(ctx, old, state)
             for piece in pieces_kept(interval_of(old), interval, keep_tail=True):
                 kept = plan.restate(ctx, old, state, piece)
-                evidence_plan.copy_support(old["id"], kept["id"])
+                evidence_plan.copy_support(old, kept["id"])
 
     first_revision = state.head_at(item.privacy) == 0
     row = claim_row(
