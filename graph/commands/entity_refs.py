@@ -82,11 +82,6 @@ RETURN ref.id AS ref, target.id AS id, key, target.canonical AS canonical
 """
 
 
-def name_words(name: str) -> list[str]:
-    """A name as compared: lowercase words (case and spacing never tell two names apart)."""
-    return name.lower().split()
-
-
 class EntityRef(BaseModel):
     """Exactly one of: an entity id, an entity key (`entity:<kind>:<canonical>`), or a name —
     with a `kind`, a name a write may create (`{name: "Ada Lovelace", kind: person}`)."""
@@ -145,7 +140,7 @@ async def find_entities(
     names = [
         {
             "id": index_of[(name, kind)],
-            "words": name_words(name or ""),
+            "words": mt.name_words(name or ""),
             "kind": kind.value if kind else None,
         }
         for name, kind in named

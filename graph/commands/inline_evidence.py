@@ -60,9 +60,10 @@ async def record_inline(
         return {}
     sessions: dict[int, str] = {}
     observations = []
+    authorities = []
     for (ref, privacy), field in wanted.items():
         role = ref.role or Role.USER
-        authority_of(ref, role, "observation", field)
+        authorities.append(authority_of(ref, role, "observation", field))
         if ref.episode_id is None and privacy not in sessions:
             sessions[privacy] = await _session_episode(ctx, privacy)
         observations.append(
@@ -84,14 +85,14 @@ async def record_inline(
         )
         raise failure.at(culprit) from None
     resolved: dict[InlineKey, ResolvedEvidence] = {}
-    for (ref, privacy), observation in zip(wanted, recorded, strict=True):
+    for (ref, privacy), observation, authority in zip(wanted, recorded, authorities, strict=True):
         recorded_ref = EvidenceRef(
             observation_id=observation.id, authority=ref.authority, note=ref.note
         )
         resolved[(ref, privacy)] = ResolvedEvidence(
             recorded_ref,
             "Observation",
-            authority_of(ref, observation.role, "observation", wanted[(ref, privacy)]),
+            authority,
             observation.observed_at,
             Privacy(privacy),
             observation.episode_id,

@@ -150,16 +150,7 @@ async def remember(
     if not items:
         return []
     path = _paths(field)
-    parsed: list[RememberInput] = []
-    types: list[MemoryType] = []
-    for index, item in enumerate(items):
-        try:
-            parsed.append(
-                item if isinstance(item, RememberInput) else parse(RememberInput, dict(item))
-            )
-            types.append(validate(parsed[-1]))
-        except EngramError as failure:
-            raise _at(failure, path(index, "")) from None
+    parsed, types = _validated(items, path)
 
     async def work(ctx: WriteContext) -> list[Claim]:
         return await _remember_in(ctx, parsed, types, path)
@@ -170,7 +161,8 @@ async def remember(
 async def remember_in(ctx: WriteContext, items: Sequence[RememberInput]) -> list[Claim]:
     """`remember` inside a writing transaction that has begun (`begin_write`)."""
     path = _paths(None)
-    return await _remember_in(ctx, list(items), _validated(list(items), path), path)
+    parsed, types = _validated(items, path)
+    return await _remember_in(ctx, parsed, types, path)
 
 
 def _paths(field: str | None) -> Path:
@@ -181,14 +173,21 @@ def _paths(field: str | None) -> Path:
     return path
 
 
-def _validated(items: list[RememberInput], path: Path) -> list[MemoryType]:
-    types = []
+def _validated(
+    items: Sequence[RememberInput | Mapping[str, Any]], path: Path
+) -> tuple[list[RememberInput], list[MemoryType]]:
+    """Each item parsed and checked, in order; the first that fails names its place."""
+    parsed: list[RememberInput] = []
+    types: list[MemoryType] = []
     for index, item in enumerate(items):
         try:
-            types.append(validate(item))
+            parsed.append(
+                item if isinstance(item, RememberInput) else parse(RememberInput, dict(item))
+            )
+            types.append(validate(parsed[-1]))
         except EngramError as failure:
             raise _at(failure, path(index, "")) from None
-    return types
+    return parsed, types
 
 
 def _at(failure: EngramError, where: str) -> EngramError:

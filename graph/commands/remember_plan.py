@@ -127,14 +127,14 @@ def key_of(
         assert item.key is not None
         return item.key
     assert item.subject is not None and rules is not None
-    subject = _key_only(batch.found[item.subject])
-    obj = _key_only(batch.found[item.object]) if item.object is not None else None
+    # Keys are derived before the batch's new entities have ids: from their keys alone.
+    subject = _key(batch.found[item.subject])
+    obj = _key(batch.found[item.object]) if item.object is not None else None
     return fact_key(item, subject, obj, rules)
 
 
-def _key_only(found: ResolvedEntity | str) -> ResolvedEntity:
-    """Keys are derived before the batch's new entities have ids."""
-    return found if isinstance(found, ResolvedEntity) else ResolvedEntity("", found, "")
+def _key(found: ResolvedEntity | str) -> str:
+    return found.key if isinstance(found, ResolvedEntity) else found
 
 
 def _plan_item(

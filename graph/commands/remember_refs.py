@@ -22,7 +22,6 @@ from graph.commands.entity_refs import (
     EntityRef,
     ResolvedEntity,
     find_entities,
-    name_words,
     only_candidate,
 )
 from graph.commands.predicate_rules import PredicateRules
@@ -53,7 +52,7 @@ def _names_of(item: RememberInput) -> list[list[str]]:
     canonical = (item.key or "").split(":", 2)[-1]
     aliases = value.get("aliases")
     names = [value.get("name") or canonical, *(aliases if isinstance(aliases, list) else [])]
-    return [name_words(n) for n in names if isinstance(n, str)]
+    return [mt.name_words(n) for n in names if isinstance(n, str)]
 
 
 async def plan_entities(
@@ -80,7 +79,7 @@ async def plan_entities(
         derived = ref.derived_key()
         in_batch = {ref.key} & written.keys() if ref.key else set()
         if ref.name is not None:
-            words = name_words(ref.name)
+            words = mt.name_words(ref.name)
             in_batch |= {
                 key
                 for key, entity in written.items()
@@ -128,20 +127,20 @@ async def plan_entities(
 
 def fact_key(
     item: RememberInput,
-    subject: ResolvedEntity,
-    obj: ResolvedEntity | None,
+    subject_key: str,
+    object_key: str | None,
     rules: PredicateRules,
 ) -> str:
     """The key of a fact: given (checked against its parts and the predicate's rule) or
     derived from subject + predicate (+ object or value for a `MANY` predicate)."""
     predicate = item.predicate or ""
-    cardinality = rules.of(predicate, literal=obj is None, given=item.cardinality)
+    cardinality = rules.of(predicate, literal=object_key is None, given=item.cardinality)
     if cardinality is Cardinality.ONE:
-        derived = mt.fact_key(subject.key, predicate, None)
-    elif obj is not None:
-        derived = mt.fact_key(subject.key, predicate, obj.key)
+        derived = mt.fact_key(subject_key, predicate, None)
+    elif object_key is not None:
+        derived = mt.fact_key(subject_key, predicate, object_key)
     else:
-        derived = f"{mt.fact_key(subject.key, predicate, None)}:{value_part(item.value)}"
+        derived = f"{mt.fact_key(subject_key, predicate, None)}:{value_part(item.value)}"
     if item.key is None or item.key == derived:
         return derived
     parsed, expected = mt.parse_key(item.key), mt.parse_key(derived)
@@ -159,7 +158,7 @@ def fact_key(
             "(no object part)",
             field="key",
         )
-    if cardinality is Cardinality.MANY and obj is not None:
+    if cardinality is Cardinality.MANY and object_key is not None:
         raise ValidationFailed(
             f"{predicate} holds many values here, so this fact's key is {derived!r}", field="key"
         )

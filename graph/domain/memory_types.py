@@ -180,9 +180,14 @@ def key_part(text: str) -> str:
     return re.sub(r"[\s:%]", lambda m: f"%{ord(m.group()):02X}", text)
 
 
+def name_words(name: str) -> list[str]:
+    """A name as compared: lowercase words (case and spacing never tell two names apart)."""
+    return name.lower().split()
+
+
 def entity_key(kind: str, name: str) -> str:
     """The key of an entity created by name: `entity:<kind>:<name as lowercase-hyphenated>`."""
-    return f"entity:{kind}:{key_part('-'.join(name.lower().split()))}"
+    return f"entity:{kind}:{key_part('-'.join(name_words(name)))}"
 
 
 def fact_key(subject_key: str, predicate: str, object_key: str | None) -> str:

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, LiteralString
 
+from graph.domain import memory_types as mt
 from graph.domain.errors import AmbiguousSubject, NotFound
 from graph.domain.model import Claim, ClaimStatus, Entity, EntityKind, Episode
 from graph.domain.timeutil import to_native
@@ -229,7 +230,7 @@ async def find_entity(
     knownAt; case and spacing ignored; of `kind` if given) refers to; a name that fits several
     is `AMBIGUOUS_SUBJECT`."""
     if name is not None:
-        words = name.lower().split()
+        words = mt.name_words(name)
         rows = await graph.read(ENTITY_IDS_BY_NAME, **view.params(), words=words, kind=kind)
         if not rows:
             raise NotFound(f"no visible entity named {name!r}", field="name")
