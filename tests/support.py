@@ -13,6 +13,12 @@ CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 5000 ROWS
 """
 
 
+QUICK_NEO4J_JVM = "-XX:TieredStopAtLevel=1"
+"""JVM options of every Neo4j the tests start. A test's server lives minutes: in a two-worker
+run, its C2 compiler thread had used 92 s of the server's first 212 s of CPU, compiling for a
+speed-up the server did not live to use."""
+
+
 async def delete_all_data(graph: Graph) -> None:
     """Delete every node but the migration ledger (schema stays)."""
     async with graph.driver.session(database=graph.database) as session:

@@ -28,6 +28,7 @@ def engram_env(settings: Settings, target: Neo4jTarget, **extra: str) -> dict[st
         NEO4J_PASSWORD=target.password or "",
         ENGRAM_DATA_DIR=str(settings.data_dir),
         ENGRAM_CACHE_DIR=str(settings.cache_dir),
+        ENGRAM_NEO4J_JVM_OPTIONS=settings.neo4j_jvm_options,
     )
     env.update(extra)
     return env

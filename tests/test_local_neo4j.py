@@ -9,6 +9,7 @@ from pathlib import Path
 
 import neo4j
 import pytest
+from pydantic import ValidationError
 
 from graph.domain.errors import SetupError
 from graph.store.local.server import LocalNeo4j
@@ -36,6 +37,9 @@ def test_start_reuse_persist_and_stop_of_a_local_neo4j(own_settings: Settings) -
     assert first.version == NEO4J_VERSION
     assert first.uri.startswith("bolt://127.0.0.1:")
     assert (server.home / "logs" / "launcher.log").read_text().count("ENGRAM-NEO4J READY") == 1
+
+    launched = Path(f"/proc/{first.pid}/cmdline").read_bytes().split(b"\0")
+    assert own_settings.neo4j_jvm_options.encode() in launched, "the extra JVM options are passed"
 
     second = server.start()
     assert second.started_here is False
@@ -113,3 +117,12 @@ def test_a_restarted_local_neo4j_takes_its_last_port_again_or_any_free_one(
     finally:
         server.stop()
     assert (server.home / "bolt-port").read_text().strip() == moved.uri.rpartition(":")[2]
+
+
+def test_extra_jvm_options_must_each_be_an_option(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ENGRAM_NEO4J_JVM_OPTIONS", "-XX:TieredStopAtLevel=1  -Xss2m")
+    assert Settings().neo4j_jvm_options.split() == ["-XX:TieredStopAtLevel=1", "-Xss2m"]
+    monkeypatch.setenv("ENGRAM_NEO4J_JVM_OPTIONS", "-Xss2m rm")
+    expected = "JVM options, each starting with '-'; got 'rm'"
+    with pytest.raises(ValidationError, match=f"ENGRAM_NEO4J_JVM_OPTIONS\n.*{expected}"):
+        Settings()

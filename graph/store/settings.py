@@ -61,6 +61,12 @@ class Settings(BaseSettings):
     neo4j_pagecache: str = Field(
         default="256m", validation_alias=AliasChoices("ENGRAM_NEO4J_PAGECACHE")
     )
+    neo4j_jvm_options: str = Field(
+        default="", validation_alias=AliasChoices("ENGRAM_NEO4J_JVM_OPTIONS")
+    )
+    """Extra JVM options for the local Neo4j, space-separated, each starting with `-` (the test
+    suite's short-lived servers pass `-XX:TieredStopAtLevel=1`: warming up C2 costs them more
+    than it returns)."""
     neo4j_start_timeout: float = Field(
         default=180.0, gt=0, validation_alias=AliasChoices("ENGRAM_NEO4J_START_TIMEOUT")
     )
@@ -116,6 +122,17 @@ class Settings(BaseSettings):
             raise ValueError(
                 f"NEO4J_URI must start with one of {', '.join(schemes)}; got {value!r}"
             )
+        return value
+
+    @field_validator("neo4j_jvm_options")
+    @classmethod
+    def _jvm_options_are_options(cls, value: str) -> str:
+        for option in value.split():
+            if not option.startswith("-"):
+                raise ValueError(
+                    f"ENGRAM_NEO4J_JVM_OPTIONS holds JVM options, each starting with '-'; "
+                    f"got {option!r}"
+                )
         return value
 
     @field_validator("log_level", mode="before")

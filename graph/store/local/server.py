@@ -249,6 +249,7 @@ class LocalNeo4j:
                 *JVM_FLAGS,
                 "-Xms256m",
                 f"-Xmx{self.settings.neo4j_heap}",
+                *self.settings.neo4j_jvm_options.split(),
                 "-cp",
                 classpath,
                 str(source),
