@@ -25,7 +25,7 @@ from graph.store.local.server import LocalNeo4j
 from graph.store.migrate import migrate
 from graph.store.settings import Settings
 from tests.http import running
-from tests.support import QUICK_NEO4J_JVM, delete_all_data
+from tests.support import QUICK_NEO4J_CONFIG, QUICK_NEO4J_JVM, delete_all_data
 
 # Property tests: fixed seed and ≥ 200 examples in CI; `HYPOTHESIS_PROFILE=deep` for more.
 settings.register_profile(
@@ -51,7 +51,13 @@ def test_settings() -> Iterator[Settings]:
         os.environ.get("ENGRAM_TEST_DATA_DIR") or tempfile.mkdtemp(prefix="engram-test-")
     )
     # The embedding worker runs only in the tests about it (it would race the tests' clean-ups).
-    yield Settings(data_dir=data_dir, dev=True, embed_interval=0, neo4j_jvm_options=QUICK_NEO4J_JVM)
+    yield Settings(
+        data_dir=data_dir,
+        dev=True,
+        embed_interval=0,
+        neo4j_jvm_options=QUICK_NEO4J_JVM,
+        neo4j_config=QUICK_NEO4J_CONFIG,
+    )
 
 
 @pytest.fixture(scope="session")

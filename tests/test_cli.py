@@ -29,6 +29,7 @@ def engram_env(settings: Settings, target: Neo4jTarget, **extra: str) -> dict[st
         ENGRAM_DATA_DIR=str(settings.data_dir),
         ENGRAM_CACHE_DIR=str(settings.cache_dir),
         ENGRAM_NEO4J_JVM_OPTIONS=settings.neo4j_jvm_options,
+        ENGRAM_NEO4J_CONFIG=settings.neo4j_config,
     )
     env.update(extra)
     return env

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import socket
 import stat
 from pathlib import Path
@@ -28,7 +29,9 @@ def count_markers(uri: str, password: str) -> int:
         return int(records[0]["n"])
 
 
-def test_start_reuse_persist_and_stop_of_a_local_neo4j(own_settings: Settings) -> None:
+def test_start_reuse_persist_and_stop_of_a_local_neo4j_on_its_last_port_or_any_free_one(
+    own_settings: Settings,
+) -> None:
     server = LocalNeo4j(own_settings)
     assert server.status() is None
 
@@ -37,9 +40,10 @@ def test_start_reuse_persist_and_stop_of_a_local_neo4j(own_settings: Settings) -
     assert first.version == NEO4J_VERSION
     assert first.uri.startswith("bolt://127.0.0.1:")
     assert (server.home / "logs" / "launcher.log").read_text().count("ENGRAM-NEO4J READY") == 1
-
     launched = Path(f"/proc/{first.pid}/cmdline").read_bytes().split(b"\0")
     assert own_settings.neo4j_jvm_options.encode() in launched, "the extra JVM options are passed"
+    written = (server.home / "neo4j.conf").read_text().splitlines()
+    assert set(own_settings.neo4j_config.split()) <= set(written), "the extra settings are set"
 
     second = server.start()
     assert second.started_here is False
@@ -55,9 +59,21 @@ def test_start_reuse_persist_and_stop_of_a_local_neo4j(own_settings: Settings) -
     try:
         assert again.started_here is True
         assert again.pid != first.pid
+        assert again.uri == first.uri, "the same Bolt port while it is free"
         assert count_markers(again.uri, again.password) == 1, "data survives a restart"
     finally:
         server.stop()
+
+    with socket.socket() as blocker:
+        blocker.bind(("127.0.0.1", int(first.uri.rpartition(":")[2])))
+        blocker.listen()
+        moved = server.start()
+    try:
+        assert moved.uri != first.uri, "another free port when the last one is taken"
+        assert count_markers(moved.uri, moved.password) == 1
+    finally:
+        server.stop()
+    assert (server.home / "bolt-port").read_text().strip() == moved.uri.rpartition(":")[2]
 
 
 def test_password_is_generated_once_and_kept_private(own_settings: Settings) -> None:
@@ -98,27 +114,6 @@ def test_an_unsupported_java_is_refused_before_anything_starts(
     assert not (settings.neo4j_home / "logs" / "launcher.log").exists()
 
 
-def test_a_restarted_local_neo4j_takes_its_last_port_again_or_any_free_one(
-    own_settings: Settings,
-) -> None:
-    server = LocalNeo4j(own_settings)
-    first = server.start()
-    server.stop()
-    again = server.start()
-    server.stop()
-    assert again.uri == first.uri, "the same Bolt port while it is free"
-    with socket.socket() as blocker:
-        blocker.bind(("127.0.0.1", int(first.uri.rpartition(":")[2])))
-        blocker.listen()
-        moved = server.start()
-    try:
-        assert moved.uri != first.uri, "another free port when the last one is taken"
-        assert count_markers(moved.uri, moved.password) == 0
-    finally:
-        server.stop()
-    assert (server.home / "bolt-port").read_text().strip() == moved.uri.rpartition(":")[2]
-
-
 def test_extra_jvm_options_must_each_be_an_option(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ENGRAM_NEO4J_JVM_OPTIONS", "-XX:TieredStopAtLevel=1  -Xss2m")
     assert Settings().neo4j_jvm_options.split() == ["-XX:TieredStopAtLevel=1", "-Xss2m"]
@@ -126,3 +121,24 @@ def test_extra_jvm_options_must_each_be_an_option(monkeypatch: pytest.MonkeyPatc
     expected = "JVM options, each starting with '-'; got 'rm'"
     with pytest.raises(ValidationError, match=f"ENGRAM_NEO4J_JVM_OPTIONS\n.*{expected}"):
         Settings()
+
+
+def test_extra_neo4j_settings_are_key_value_pairs_and_leave_engrams_own_alone(
+    monkeypatch: pytest.MonkeyPatch, own_settings: Settings
+) -> None:
+    monkeypatch.setenv("ENGRAM_NEO4J_CONFIG", "db.logs.query.enabled=OFF  dbms.cypher.planner=COST")
+    assert Settings().neo4j_config.split() == [
+        "db.logs.query.enabled=OFF",
+        "dbms.cypher.planner=COST",
+    ]
+    for wrong in ("db.logs.query.enabled", "Db.Thing=1", "db.thing="):
+        monkeypatch.setenv("ENGRAM_NEO4J_CONFIG", wrong)
+        expected = f"neo4j.conf settings as key=value; got '{wrong}'"
+        with pytest.raises(ValidationError, match=f"ENGRAM_NEO4J_CONFIG\n.*{re.escape(expected)}"):
+            Settings()
+    taken = own_settings.model_copy(
+        update={"neo4j_config": "server.bolt.listen_address=0.0.0.0:7687"}
+    )
+    with pytest.raises(SetupError, match="may not set server.bolt.listen_address: Engram sets it"):
+        LocalNeo4j(taken).start()
+    assert LocalNeo4j(taken).status() is None

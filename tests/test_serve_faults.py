@@ -44,6 +44,7 @@ def serve(settings: Settings, *args: str) -> tuple[subprocess.Popen[str], str, P
         ENGRAM_CACHE_DIR=str(settings.cache_dir),
         ENGRAM_NEO4J_HEAP=settings.neo4j_heap,
         ENGRAM_NEO4J_JVM_OPTIONS=settings.neo4j_jvm_options,
+        ENGRAM_NEO4J_CONFIG=settings.neo4j_config,
         ENGRAM_BROWSER="false",
         ENGRAM_EMBED_INTERVAL="0",
     )

@@ -10,6 +10,7 @@ without it Engram starts its own local Neo4j under `ENGRAM_DATA_DIR`.
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
@@ -19,6 +20,9 @@ from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_vali
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from graph.domain.errors import SetupError
+
+_SETTING_NAME = re.compile(r"[a-z][a-z0-9_]*(\.[a-z0-9_]+)+")
+"""A neo4j.conf setting's name: dotted lower-case words."""
 
 NEO4J_VERSION = "5.26.30"
 """The Neo4j Community LTS release the local server runs (newest 5.26.x on Maven Central)."""
@@ -67,6 +71,10 @@ class Settings(BaseSettings):
     """Extra JVM options for the local Neo4j, space-separated, each starting with `-` (the test
     suite's short-lived servers pass `-XX:TieredStopAtLevel=1`: warming up C2 costs them more
     than it returns)."""
+    neo4j_config: str = Field(default="", validation_alias=AliasChoices("ENGRAM_NEO4J_CONFIG"))
+    """Extra neo4j.conf settings of the local Neo4j, space-separated `key=value` pairs (the test
+    suite's servers keep their query plans: its data is emptied before every test, and Neo4j
+    would plan each query again for the new statistics)."""
     neo4j_start_timeout: float = Field(
         default=180.0, gt=0, validation_alias=AliasChoices("ENGRAM_NEO4J_START_TIMEOUT")
     )
@@ -132,6 +140,21 @@ class Settings(BaseSettings):
                 raise ValueError(
                     f"ENGRAM_NEO4J_JVM_OPTIONS holds JVM options, each starting with '-'; "
                     f"got {option!r}"
+                )
+        return value
+
+    @field_validator("neo4j_config")
+    @classmethod
+    def _config_is_settings(cls, value: str) -> str:
+        for pair in value.split():
+            key, equals, setting = pair.partition("=")
+            if (
+                not equals
+                or not setting
+                or not re.fullmatch(r"[a-z][a-z0-9_]*(\.[a-z0-9_]+)+", key)
+            ):
+                raise ValueError(
+                    f"ENGRAM_NEO4J_CONFIG holds neo4j.conf settings as key=value; got {pair!r}"
                 )
         return value
 

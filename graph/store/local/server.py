@@ -237,6 +237,12 @@ class LocalNeo4j:
             # Browser's product-usage reports go to Neo4j's servers: not from an audit tool.
             "client.allow_telemetry": "false",
         }
+        extra = dict(pair.split("=", 1) for pair in self.settings.neo4j_config.split())
+        if taken := sorted(set(extra) & set(config)):
+            raise SetupError(
+                f"ENGRAM_NEO4J_CONFIG may not set {', '.join(taken)}: Engram sets it itself"
+            )
+        config.update(extra)
         text = "# Written by Engram on every start; edit ENGRAM_* settings instead.\n"
         text += "".join(f"{key}={value}\n" for key, value in config.items())
         (self.home / "neo4j.conf").write_text(text)
