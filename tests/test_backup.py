@@ -135,6 +135,7 @@ the deep profile (`HYPOTHESIS_PROFILE=deep ./scripts/test`), as sessions 1–2 m
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(1500)  # ~5 min on an idle machine; over 10 on one busy with other work
 async def test_backup_restore_verify_three_times_in_a_row_on_a_bulk_space(
     graph: Graph, restored: Graph, tmp_path: Path
 ) -> None:

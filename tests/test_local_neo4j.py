@@ -13,6 +13,7 @@ import pytest
 from pydantic import ValidationError
 
 from graph.domain.errors import SetupError
+from graph.store.local.launcher_class import launcher_arguments
 from graph.store.local.server import LocalNeo4j
 from graph.store.settings import NEO4J_VERSION, Settings
 
@@ -42,6 +43,8 @@ def test_start_reuse_persist_and_stop_of_a_local_neo4j_on_its_last_port_or_any_f
     assert (server.home / "logs" / "launcher.log").read_text().count("ENGRAM-NEO4J READY") == 1
     launched = Path(f"/proc/{first.pid}/cmdline").read_bytes().split(b"\0")
     assert own_settings.neo4j_jvm_options.encode() in launched, "the extra JVM options are passed"
+    assert launched[-3:-1] == [b"Launcher", str(server.home).encode()], "the compiled launcher"
+    assert list((own_settings.cache_dir / "launcher").glob("*/Launcher.class"))
     written = (server.home / "neo4j.conf").read_text().splitlines()
     assert set(own_settings.neo4j_config.split()) <= set(written), "the extra settings are set"
 
@@ -142,3 +145,13 @@ def test_extra_neo4j_settings_are_key_value_pairs_and_leave_engrams_own_alone(
     with pytest.raises(SetupError, match="may not set server.bolt.listen_address: Engram sets it"):
         LocalNeo4j(taken).start()
     assert LocalNeo4j(taken).status() is None
+
+
+def test_without_a_javac_the_launcher_runs_as_a_source_file(tmp_path: Path) -> None:
+    java = tmp_path / "jre" / "bin" / "java"
+    java.parent.mkdir(parents=True)
+    java.write_text("")
+    arguments = launcher_arguments(str(java), "a.jar:b.jar", tmp_path / "cache")
+    assert arguments[:2] == ["-cp", "a.jar:b.jar"]
+    assert arguments[2].endswith("graph/store/local/Launcher.java")
+    assert not (tmp_path / "cache").exists(), "nothing is compiled"

@@ -25,7 +25,6 @@ import socket
 import subprocess
 import time
 from dataclasses import asdict, dataclass
-from importlib import resources
 from pathlib import Path
 
 import neo4j
@@ -35,6 +34,7 @@ from tenacity import retry, retry_if_exception_type, stop_after_delay, wait_fixe
 from graph.domain.errors import SetupError
 from graph.reads.browser_guide import allowed_guide_hosts, guide_origin, post_connect_commands
 from graph.store.local._maven import file_lock, neo4j_browser, neo4j_classpath
+from graph.store.local.launcher_class import is_launcher_command, launcher_arguments
 from graph.store.settings import NEO4J_BROWSER_VERSION, NEO4J_VERSION, Settings
 
 # The JVM flags Neo4j's own neo4j.conf passes (server.jvm.additional), minus AlwaysPreTouch,
@@ -249,29 +249,26 @@ class LocalNeo4j:
 
     def _launch(self, java: str, classpath: str) -> RunningNeo4j:
         self.launcher_log.parent.mkdir(parents=True, exist_ok=True)
-        with resources.as_file(resources.files("graph.store.local") / "Launcher.java") as source:
-            command = [
-                java,
-                *JVM_FLAGS,
-                "-Xms256m",
-                f"-Xmx{self.settings.neo4j_heap}",
-                *self.settings.neo4j_jvm_options.split(),
-                "-cp",
-                classpath,
-                str(source),
-                str(self.home),
-            ]
-            self.launcher_log.write_bytes(b"")
-            # Detach through sh so the server outlives this process without being its child:
-            # `engram neo4j start` returns while Neo4j runs on, reparented to init.
-            spawned = subprocess.run(
-                ["sh", "-c", '"$@" >>"$0" 2>&1 </dev/null & echo $!', self.launcher_log, *command],
-                cwd=self.home,
-                capture_output=True,
-                text=True,
-                check=True,
-                start_new_session=True,
-            )
+        command = [
+            java,
+            *JVM_FLAGS,
+            "-Xms256m",
+            f"-Xmx{self.settings.neo4j_heap}",
+            *self.settings.neo4j_jvm_options.split(),
+            *launcher_arguments(java, classpath, self.settings.cache_dir),
+            str(self.home),
+        ]
+        self.launcher_log.write_bytes(b"")
+        # Detach through sh so the server outlives this process without being its child:
+        # `engram neo4j start` returns while Neo4j runs on, reparented to init.
+        spawned = subprocess.run(
+            ["sh", "-c", '"$@" >>"$0" 2>&1 </dev/null & echo $!', self.launcher_log, *command],
+            cwd=self.home,
+            capture_output=True,
+            text=True,
+            check=True,
+            start_new_session=True,
+        )
         pid = int(spawned.stdout.strip())
         deadline = time.monotonic() + self.settings.neo4j_start_timeout
         while time.monotonic() < deadline:
@@ -327,9 +324,7 @@ def _is_our_launcher(pid: int, home: Path) -> bool:
         cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
     except OSError:
         return False
-    return (
-        any(part.endswith(b"Launcher.java") for part in cmdline) and str(home).encode() in cmdline
-    )
+    return is_launcher_command(cmdline) and str(home).encode() in cmdline
 
 
 def _port_of(uri: str) -> int:
