@@ -328,6 +328,7 @@ async def run_scale(
             local = size_target.local
             if target is None and local is not None and local.started_here:
                 LocalNeo4j(own).stop()
+        results = scale_report.load(out)  # sizes another run measured meanwhile stay
         results["sizes"][label] = {
             "claims": claims,
             "measured_at": datetime.now(UTC).isoformat(timespec="seconds"),

@@ -26,18 +26,18 @@ ORDER BY key, revision
 
 TINY = Plan(
     rounds=1,
-    read_samples=3,
-    search_samples=2,
-    single=3,
-    batched=50,
-    batch_size=25,
-    write_entities=20,
-    two_space_claims=4,
+    read_samples=2,
+    search_samples=1,
+    single=2,
+    batched=20,
+    batch_size=10,
+    write_entities=10,
+    two_space_claims=2,
     two_space_writers=2,
     clients=50,
     client_calls=1,
-    warm_up=1,
-    generate_batch=100,
+    warm_up=0,
+    generate_batch=60,
 )
 
 
@@ -56,7 +56,7 @@ async def test_the_scale_runner_writes_a_table_and_a_plot_with_every_operation(
     out, data = tmp_path / "results", tmp_path / "data"
 
     results = await run_scale(
-        ["200"],
+        ["60"],
         out=out,
         data_dir=data,
         plan=TINY,
@@ -66,20 +66,20 @@ async def test_the_scale_runner_writes_a_table_and_a_plot_with_every_operation(
         show_progress=False,
     )
 
-    record = results["sizes"]["200"]
+    record = results["sizes"]["60"]
     assert sorted(record["ops"]) == sorted(name for name, _ in OPERATIONS)
     assert all(op["n"] > 0 for op in record["ops"].values())
-    assert record["build"]["claims"] == 200
-    assert record["build"]["space"] == "bench-scale-200"
+    assert record["build"]["claims"] == 60
+    assert record["build"]["space"] == "bench-scale-60"
     assert record["figures"]["clients"] == 50
     assert record["neo4j"]["version"].startswith("5.")
     table = (out / "scale.md").read_text()
     assert [title in table for _, title in OPERATIONS] == [True] * len(OPERATIONS)
     assert [f"| {name} | {bound} |" in table for name, bound, _ in GOALS] == [True] * len(GOALS)
-    assert "200 claims" in table and record["commit"] in table
+    assert "60 claims" in table and record["commit"] in table
     assert (out / "scale.png").read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
-    assert list(json.loads((out / "scale.json").read_text())["sizes"]) == ["200"]
-    assert json.loads((data / "200.json").read_text())["finished"] is True
+    assert list(json.loads((out / "scale.json").read_text())["sizes"]) == ["60"]
+    assert json.loads((data / "60.json").read_text())["finished"] is True
 
 
 class Killed(Exception):
@@ -106,8 +106,8 @@ async def test_a_killed_generation_goes_on_where_it_stopped_and_writes_what_one_
         await generate(
             DiesAtTheThirdSeal(graph, test_settings),
             "bench-resumed",
-            claims=200,
-            batch=50,
+            claims=100,
+            batch=25,
             show_progress=False,
             checkpoint=checkpoint,
         )
@@ -117,15 +117,15 @@ async def test_a_killed_generation_goes_on_where_it_stopped_and_writes_what_one_
     resumed = await generate(
         Memory(graph, test_settings),
         "bench-resumed",
-        claims=200,
-        batch=50,
+        claims=100,
+        batch=25,
         show_progress=False,
         checkpoint=checkpoint,
     )
-    await generate(graph, "bench-whole", claims=200, batch=50, show_progress=False)
+    await generate(graph, "bench-whole", claims=100, batch=25, show_progress=False)
 
     assert resumed.resumed_at == 2
-    assert len(resumed.claim_ids) == 80  # the conversations after the cut one: 50 + 30 claims
+    assert len(resumed.claim_ids) == 40  # the conversations after the cut one: 25 + 15 claims
     assert json.loads(checkpoint.read_text())["finished"] is True
     assert await graph.read(CLAIM_ROWS, space="bench-resumed") == await graph.read(
         CLAIM_ROWS, space="bench-whole"
