@@ -1,4 +1,8 @@
-"""What every benchmark shares: a connection to Engram's Neo4j and removing a bench space.
+"""What every benchmark shares: Engram's memory on its Neo4j and removing a bench space.
+
+Benches enter Engram through the `graph.memory.Memory` door like any other caller (kept so by
+tests/test_layout.py); only the raw baselines they measure against run Cypher of their own, on
+the memory's connection (`memory.graph`).
 
 Benchmarks may run against a developer's own data, so the only destructive helper here refuses
 any space whose name does not start with `bench`, and deletes nothing outside that space.
@@ -8,14 +12,12 @@ from __future__ import annotations
 
 import math
 import secrets
-import sys
 import time
-from collections.abc import AsyncIterator, Iterator, Sequence
-from contextlib import asynccontextmanager, contextmanager
+from collections.abc import AsyncIterator, Awaitable, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import Any, LiteralString
+from typing import Any, LiteralString, TypeVar
 
-from neo4j import AsyncManagedTransaction
 from rich.console import Console
 from rich.progress import (
     BarColumn,
@@ -29,12 +31,10 @@ from rich.progress import (
 )
 from rich.text import Text
 
-from graph.commands.spaces import list_spaces
-from graph.meaning.embeddings import Embedder, count_pending, embed_pending
-from graph.store import db
-from graph.store.db import Graph, connect, resolve_target
-from graph.store.migrate import migrate
-from graph.store.settings import get_settings
+from graph.domain.actor import Actor
+from graph.memory import Graph, Memory, Neo4jTarget, Settings, get_settings, query_count
+
+T = TypeVar("T")
 
 BENCH_PREFIX = "bench"
 
@@ -51,17 +51,23 @@ DETACH DELETE s
 """
 
 
+OPERATOR = Actor.operator("bench")
+"""Who the benches are: a person at the machine, trusted with every space and tier."""
+
+
 @asynccontextmanager
-async def open_graph() -> AsyncIterator[Graph]:
+async def open_memory(
+    settings: Settings | None = None, target: Neo4jTarget | None = None
+) -> AsyncIterator[Memory]:
     """The configured Neo4j (the local one is started when NEO4J_URI is unset), migrated as
     `engram serve` would (without the indexes a fresh database makes every lookup a scan),
     closed after."""
-    graph = await connect(resolve_target(get_settings()))
+    memory = await Memory.open(settings or get_settings(), target, embed_threads=2)
     try:
-        await migrate(graph)
-        yield graph
+        await memory.migrate()
+        yield memory
     finally:
-        await graph.close()
+        await memory.close()
 
 
 def fresh_space_name() -> str:
@@ -69,18 +75,32 @@ def fresh_space_name() -> str:
     return f"{BENCH_PREFIX}-{secrets.token_hex(4)}"
 
 
-async def delete_space(graph: Graph, name: str) -> bool:
-    """Delete a bench space and everything in it; False if there was no such space."""
+async def delete_space(memory: Memory, name: str) -> bool:
+    """Delete a bench space and everything in it; False if there was no such space.
+
+    Not a `forget` (which keeps a tombstone and erases content in place): a bench space is
+    scaffolding, removed with raw Cypher on the memory's own connection."""
     if not name.startswith(BENCH_PREFIX):
         raise ValueError(f"refusing to delete {name!r}: benchmarks only delete 'bench*' spaces")
-    spaces = await list_spaces(graph, [name])
+    spaces = [s for s in await memory.all_spaces() if s.name == name]
     if not spaces:
         return False
     space_id = spaces[0].id
+    graph = memory.graph
     async with graph.driver.session(database=graph.database) as session:
         await (await session.run(DELETE_SPACE_CONTENT, id=space_id)).consume()
         await (await session.run(DELETE_SPACE_NODE, id=space_id)).consume()
     return True
+
+
+async def counted(work: Awaitable[T]) -> tuple[T, int]:
+    """What `work` returned and how many Cypher queries it ran."""
+    counter = [0]
+    token = query_count.set(counter)
+    try:
+        return await work, counter[0]
+    finally:
+        query_count.reset(token)
 
 
 def bench_console() -> Console:
@@ -150,27 +170,12 @@ async def query_plan(
     graph: Graph, query: LiteralString, params: dict[str, Any] | None = None, *, profile: bool
 ) -> list[PlanStep]:
     """The plan's operators, root first. EXPLAIN runs nothing (safe for writes); PROFILE runs the
-    query, so use it for reads only (or `profile_rolled_back`)."""
+    query, so use it for reads only."""
     prefix: LiteralString = "PROFILE " if profile else "EXPLAIN "
     async with graph.driver.session(database=graph.database) as session:
         result = await session.run(prefix + query, params or {})
         summary = await result.consume()
     return _steps(summary.profile if profile else summary.plan)
-
-
-async def profile_rolled_back(
-    graph: Graph, query: LiteralString, params: dict[str, Any]
-) -> list[PlanStep]:
-    """PROFILE a query — a write too — in a transaction that is rolled back: the plan's real
-    db hits and rows, and nothing changes."""
-    async with graph.driver.session(database=graph.database) as session:
-        tx = await session.begin_transaction()
-        try:
-            result = await tx.run("PROFILE " + query, params)
-            summary = await result.consume()
-        finally:
-            await tx.rollback()
-    return _steps(summary.profile)
 
 
 def _steps(root: dict[str, Any] | None) -> list[PlanStep]:
@@ -194,49 +199,19 @@ def _steps(root: dict[str, Any] | None) -> list[PlanStep]:
     return steps
 
 
-@contextmanager
-def timed_queries() -> Iterator[dict[str, list[float]]]:
-    """Milliseconds of every query graph/'s commands run inside their transactions, by query text,
-    while the block runs. The modules import `graph.store.db.run` by name, so each loaded module's
-    reference is swapped for a timing wrapper and restored after (graph/ is not changed)."""
-    original = db.run
-    times: dict[str, list[float]] = {}
-
-    async def timed(
-        tx: AsyncManagedTransaction, query: LiteralString, /, **params: Any
-    ) -> list[dict[str, Any]]:
-        began = time.perf_counter()
-        try:
-            return await original(tx, query, **params)
-        finally:
-            times.setdefault(query, []).append(1000 * (time.perf_counter() - began))
-
-    patched = [
-        module
-        for name, module in list(sys.modules.items())
-        if name.startswith("graph.") and getattr(module, "run", None) is original
-    ]
-    for module in patched:
-        setattr(module, "run", timed)  # noqa: B010 - a module attribute, swapped on purpose
-    try:
-        yield times
-    finally:
-        for module in patched:
-            setattr(module, "run", original)  # noqa: B010
-
-
-async def drain_embeddings(console: Console, graph: Graph, embedder: Embedder) -> None:
+async def drain_embeddings(
+    console: Console, memory: Memory, *, show_progress: bool = True
+) -> float:
     """Give every waiting claim its meaning vector (as `engram serve` would have), reporting the
-    rate; the model and the writes together."""
-    total = await count_pending(graph)
+    rate (the model and the writes together); the seconds it took."""
+    total = await memory.count_unembedded()
     if not total:
         console.print("embedding outbox: empty")
-        return
+        return 0.0
     began = time.perf_counter()
-    with progress_bar(console) as bar:
+    with progress_bar(console, disable=not show_progress) as bar:
         task = bar.add_task("embedding claims", total=total)
-        stored = await embed_pending(
-            graph, embedder, batch=128, progress=lambda done: bar.update(task, completed=done)
-        )
+        stored = await memory.embed_pending(progress=lambda done: bar.update(task, completed=done))
     seconds = time.perf_counter() - began
     console.print(f"embedded {stored:,} claims in {seconds:.1f} s: {stored / seconds:,.0f}/s")
+    return seconds

@@ -30,22 +30,18 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from bench._support import bench_console, delete_space, fresh_space_name, open_graph, percentile
-from bench.generate import generate
-from graph.commands.episodes import (
-    ObservationInput,
-    OpenEpisodeInput,
-    open_episode,
-    record_observation,
+from bench._support import (
+    OPERATOR,
+    bench_console,
+    delete_space,
+    fresh_space_name,
+    open_memory,
+    percentile,
 )
-from graph.commands.remember import RememberInput, remember
-from graph.commands.spaces import create_space
-from graph.domain.actor import Actor
-from graph.domain.inputs import parse
-from graph.jobs.backup import BackupReport, backup
-from graph.store.db import Graph
+from bench.generate import generate
+from graph.memory import Memory
 
-ACTOR = Actor.operator("bench:backup_writes")
+ACTOR = OPERATOR
 EDITORS = ("vim", "emacs", "helix", "nano", "ed")
 
 app = typer.Typer(add_completion=False)
@@ -55,54 +51,49 @@ app = typer.Typer(add_completion=False)
 class Round:
     idle: list[float]
     during: list[float]
-    backup: BackupReport
+    backup_seconds: float
+    backup_nodes: int
 
 
 class Writer:
     """Remembers a preference over and over (each write supersedes the previous revision)."""
 
-    def __init__(self, graph: Graph, space: str, observation_id: str) -> None:
-        self.graph, self.space, self.observation_id = graph, space, observation_id
+    def __init__(self, memory: Memory, space: str, observation_id: str) -> None:
+        self.memory, self.space, self.observation_id = memory, space, observation_id
         self.writes = 0
 
     @classmethod
-    async def start(cls, graph: Graph, space: str) -> Writer:
-        await create_space(graph, space, "backup_writes: the writer", actor=ACTOR)
-        episode = await open_episode(graph, space, OpenEpisodeInput(title="edits"), actor=ACTOR)
-        said = await record_observation(
-            graph,
-            space,
-            ObservationInput(episode_id=episode.id, content="my editor changes often"),
-            actor=ACTOR,
+    async def start(cls, memory: Memory, space: str) -> Writer:
+        await memory.create_space(ACTOR, space, "backup_writes: the writer")
+        episode = await memory.open_episode(ACTOR, space, {"title": "edits"})
+        said = await memory.record_observation(
+            ACTOR, space, {"episode_id": episode.id, "content": "my editor changes often"}
         )
-        return cls(graph, space, said.id)
+        return cls(memory, space, said.id)
 
     async def write(self) -> float:
         """One remember in its own transaction; returns its latency in ms."""
         value = EDITORS[self.writes % len(EDITORS)]
         self.writes += 1
-        claim = parse(
-            RememberInput,
-            {
-                "key": "pref:tools:editor",
-                "value": {"value": value},
-                "evidence": [{"observation_id": self.observation_id}],
-            },
-        )
+        claim = {
+            "key": "pref:tools:editor",
+            "value": {"value": value},
+            "evidence": [{"observation_id": self.observation_id}],
+        }
         started = time.perf_counter()
-        await remember(self.graph, self.space, [claim], actor=ACTOR)
+        await self.memory.remember(ACTOR, self.space, [claim])
         return (time.perf_counter() - started) * 1000
 
 
 async def one_round(writer: Writer, idle_writes: int, archive: Path) -> Round:
     idle = [await writer.write() for _ in range(idle_writes)]
-    backing_up = asyncio.create_task(backup(writer.graph, archive, blob_root=archive.parent))
+    backing_up = asyncio.create_task(writer.memory.backup(archive))
     during: list[float] = []
     while not backing_up.done():
         during.append(await writer.write())
     report = await backing_up
     archive.unlink()
-    return Round(idle, during, report)
+    return Round(idle, during, report.seconds, report.nodes)
 
 
 def _ms(values: list[float]) -> str:
@@ -119,12 +110,12 @@ def main(
     console = bench_console()
 
     async def run() -> list[Round]:
-        async with open_graph() as graph:
+        async with open_memory() as memory:
             bulk, writes = fresh_space_name(), fresh_space_name()
             try:
-                generated = await generate(graph, bulk, claims=claims, console=console)
+                generated = await generate(memory, bulk, claims=claims, console=console)
                 console.print(f"generated {len(generated.claim_ids)} claims in {bulk!r}")
-                writer = await Writer.start(graph, writes)
+                writer = await Writer.start(memory, writes)
                 await writer.write()  # warm up
                 results = []
                 with tempfile.TemporaryDirectory(prefix="engram-bench-") as scratch:
@@ -132,13 +123,13 @@ def main(
                         result = await one_round(writer, idle_writes, Path(scratch) / "b.zip")
                         results.append(result)
                         console.print(
-                            f"round {number + 1}: backup {result.backup.seconds:.1f} s "
-                            f"({result.backup.nodes} nodes), {len(result.during)} writes during it"
+                            f"round {number + 1}: backup {result.backup_seconds:.1f} s "
+                            f"({result.backup_nodes} nodes), {len(result.during)} writes during it"
                         )
                 return results
             finally:
                 for space in (bulk, writes):
-                    await delete_space(graph, space)
+                    await delete_space(memory, space)
 
     results = asyncio.run(run())
     table = Table(title=f"remember latency (ms, p50 / p95 / max) — backup of {claims:,} claims")
@@ -153,7 +144,7 @@ def main(
             _ms(result.idle),
             _ms(result.during),
             str(len(result.during)),
-            f"{result.backup.seconds:.1f}",
+            f"{result.backup_seconds:.1f}",
             f"{ratio:.2f}",
         )
     idle_p95 = statistics.median(percentile(r.idle, 95) for r in results)
@@ -162,7 +153,7 @@ def main(
     console.print(
         f"median over {rounds} rounds: idle p95 {idle_p95:.1f} ms, p95 during a backup "
         f"{during_p95:.1f} ms (paired ratio {statistics.median(ratios):.2f}); backup "
-        f"{statistics.median(r.backup.seconds for r in results):.1f} s"
+        f"{statistics.median(r.backup_seconds for r in results):.1f} s"
     )
 
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import os
 import socket
 import statistics
@@ -91,11 +92,20 @@ def free_port() -> int:
         return port
 
 
+@dataclasses.dataclass(frozen=True)
+class Served:
+    """A running `engram serve`: a client to it and its process id."""
+
+    client: httpx.AsyncClient
+    pid: int
+
+
 @contextlib.asynccontextmanager
-async def engram_serve() -> AsyncIterator[httpx.AsyncClient]:
-    """`engram serve --dev` (uvicorn) on a free port, on the configured Neo4j; a client to it."""
+async def engram_serve(env: dict[str, str] | None = None) -> AsyncIterator[Served]:
+    """`engram serve --dev` (uvicorn) on a free port, on the configured Neo4j (or the one `env`
+    names); a client to it."""
     port = free_port()
-    env = {**os.environ, "ENGRAM_BROWSER": "false", "ENGRAM_EMBED_INTERVAL": "0"}
+    env = {**os.environ, "ENGRAM_BROWSER": "false", "ENGRAM_EMBED_INTERVAL": "0", **(env or {})}
     command = [sys.executable, "-c", "from api.cli.main import main; main()"]
     process = subprocess.Popen(
         [*command, "serve", "--port", str(port), "--dev"],
@@ -116,7 +126,7 @@ async def engram_serve() -> AsyncIterator[httpx.AsyncClient]:
                 if time.monotonic() > deadline:
                     raise RuntimeError("engram serve was not ready in 120 s")
                 await asyncio.sleep(0.2)
-            yield client
+            yield Served(client, process.pid)
     finally:
         process.terminate()
         process.wait(timeout=30)
@@ -181,7 +191,8 @@ async def run(rounds: int, batched: int, size: int, single: int) -> None:
     variants = ("http batched", "engine batched", "http single", "engine single")
     spaces = {name: fresh_space_name() for name in variants}
     results: dict[str, list[float]] = {name: [] for name in variants}
-    async with await Memory.open() as memory, engram_serve() as client:
+    async with await Memory.open() as memory, engram_serve() as served:
+        client = served.client
         for space in spaces.values():
             await memory.create_space(ACTOR, space)
         bench = Round(client, memory, spaces)
@@ -209,7 +220,7 @@ async def run(rounds: int, batched: int, size: int, single: int) -> None:
                 )
         finally:
             for space in spaces.values():
-                await delete_space(memory.graph, space)
+                await delete_space(memory, space)
     table = Table(
         title=f"Conversation ingest, medians of {rounds} rounds (load average now "
         f"{os.getloadavg()[0]:.2f})"

@@ -8,8 +8,10 @@ their numbers would not be comparable.
     >>> spec = mix.entity("person", 0, START)
     >>> spec.fields["key"]
     'entity:person:p0'
-    >>> spec.remember_input(observation_id).key
+    >>> spec.remember_input(observation_id)["key"]
     'entity:person:p0'
+
+Claims are plain data, as a caller of `Memory.remember` sends them (validated there).
 
 The shares: ~10 % entity claims, ~50 % relation facts (WORKS_AT, KNOWS, MEMBER_OF,
 CONTRIBUTES_TO, valid over intervals between 2019 and 2026), ~40 % typed memories (pref, goal,
@@ -25,9 +27,6 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from graph.commands.entity_refs import EntityRef
-from graph.commands.evidence import EvidenceRef
-from graph.commands.remember import RememberInput
 from graph.domain.memory_types import GOAL_STATUSES, PREF_SCOPES, TASK_STATUSES
 
 START = datetime(2019, 1, 1, tzinfo=UTC)
@@ -80,8 +79,9 @@ class ClaimSpec:
     observed_at: datetime
     """When the user said it: observations are spread evenly over 2019–2026 in write order."""
 
-    def remember_input(self, observation_id: str) -> RememberInput:
-        return RememberInput(evidence=[EvidenceRef(observation_id=observation_id)], **self.fields)
+    def remember_input(self, observation_id: str) -> dict[str, Any]:
+        """The claim as `Memory.remember` takes it, citing the observation."""
+        return {**self.fields, "evidence": [{"observation_id": observation_id}]}
 
 
 def entity_counts(entities: int) -> dict[str, int]:
@@ -183,9 +183,9 @@ class ClaimMix:
         return ClaimSpec(
             {
                 "type": "fact",
-                "subject": EntityRef(key=subject),
+                "subject": {"key": subject},
                 "predicate": predicate,
-                "object": EntityRef(key=obj),
+                "object": {"key": obj},
                 "valid_from": valid_from,
                 "valid_to": valid_to,
                 "confidence": round(rng.uniform(0.6, 1.0), 2),

@@ -5,7 +5,7 @@ First the embedding outbox of the space is drained (claims/s of `embed_pending`:
 writes). Then every sample (the text of a random current claim, or two of its words) runs through
 every variant back to back, in an order that rotates per sample:
 
-- `engram`: `graph.reads.search.search` — the query embedded, four ranked lists (full text, meaning,
+- `engram`: `Memory.search` — the query embedded, four ranked lists (full text, meaning,
   evidence, entity names), each filtered by the visibility predicate, fused, claims loaded;
 - `embed`: embedding the query alone (part of `engram`);
 - `raw`: one unfiltered full-text query plus one unfiltered vector query for the same text, no
@@ -15,16 +15,19 @@ It also reports self-recall: how often the sampled claim is among the hits for i
 
     python -m bench.search_latency [--space bench] [--samples 300]
 
-Run `python -m bench.generate --claims 100000 --space bench` first.
+Run `python -m bench.generate --claims 100000 --space bench` first. `measure_search` is what
+`bench.scale` runs at each size.
 """
 
 from __future__ import annotations
 
 import asyncio
 import random
+import re
 import statistics
 import time
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Annotated, LiteralString
 
 import typer
@@ -32,17 +35,20 @@ from rich.console import Console
 from rich.table import Table
 
 from bench._support import (
+    OPERATOR,
     bench_console,
     drain_embeddings,
-    open_graph,
+    open_memory,
     percentile,
     progress_bar,
 )
-from graph.meaning.embeddings import Embedder
-from graph.reads.search import DEFAULT_FIRST, lucene_query, search
-from graph.reads.visibility import View
+from graph.memory import Memory
 
-# Claims visible now (search's default view): current, active, valid today.
+DEFAULT_FIRST = 12
+"""Search's default page (the issue's top 12)."""
+
+# Claims visible now (search's default view): current, active, valid today — the texts to
+# search for are drawn from them (not timed).
 CURRENT_TEXTS: LiteralString = """
 MATCH (c:Claim)
 WHERE c.spaceId = $spaceId AND c.supersededAt IS NULL AND c.erasedAt IS NULL
@@ -52,6 +58,7 @@ WHERE c.spaceId = $spaceId AND c.supersededAt IS NULL AND c.erasedAt IS NULL
 RETURN c.id AS id, c.text AS text
 """
 
+# The floor, on the memory's own connection: the two index queries alone, unfiltered.
 RAW_TEXT: LiteralString = """
 CALL db.index.fulltext.queryNodes('claim_text', $query, {limit: $first})
 YIELD node, score
@@ -73,49 +80,78 @@ async def timed(work: Callable[[], Awaitable[object]]) -> float:
     return 1000 * (time.perf_counter() - began)
 
 
+@dataclass
+class SearchTimings:
+    times: dict[str, list[float]]
+    found: int
+    """Claims found among the hits for their own full text."""
+    texts: int
+
+
+def raw_lucene(space_id: str, text: str) -> str:
+    """The full-text query of one space for any of the text's words (lower case, so no word
+    reads as an operator)."""
+    words = " ".join(re.findall(r"[a-z0-9]+", text.lower())) or "nothing"
+    return f'spaceId:"{space_id}" AND ({words})'
+
+
+async def measure_search(
+    memory: Memory,
+    console: Console,
+    *,
+    space: str,
+    samples: int,
+    seed: int,
+    show_progress: bool = True,
+) -> SearchTimings:
+    """Every sample through every variant, interleaved (see the module docstring)."""
+    view = await memory.view(OPERATOR, space)
+    graph, embedder = memory.graph, memory.embedder
+    rows = await graph.read(CURRENT_TEXTS, spaceId=view.space_id)
+    rng = random.Random(seed)
+    picked = rng.sample(rows, min(samples, len(rows)))
+    queries: list[tuple[str, str]] = []
+    for row in picked:
+        words = [w for w in row["text"].split() if w.isalpha()]
+        short = " ".join(rng.sample(words, min(2, len(words)))) or row["text"]
+        queries += [(row["id"], row["text"]), (row["id"], short)]
+    times: dict[str, list[float]] = {"engram": [], "embed": [], "raw": []}
+    found = 0
+    for _, text in queries[:20]:  # warm-up, unmeasured
+        await memory.search(view, text)
+    with progress_bar(console, disable=not show_progress) as bar:
+        task = bar.add_task("search samples", total=len(queries))
+        for index, (claim_id, text) in enumerate(queries):
+            vector = (await embedder.embed_async([text]))[0]
+            lucene = raw_lucene(view.space_id, text)
+            hits: list[str] = []
+
+            async def engram(text: str = text, hits: list[str] = hits) -> None:
+                found_now = await memory.search(view, text)
+                hits.extend(h.claim.id for h in found_now)
+
+            async def embed(text: str = text) -> None:
+                await embedder.embed_async([text])
+
+            async def raw(lucene: str = lucene, vector: list[float] = vector) -> None:
+                await graph.read(RAW_TEXT, query=lucene, first=DEFAULT_FIRST)
+                await graph.read(RAW_VECTOR, vector=vector, first=DEFAULT_FIRST)
+
+            variants = [("engram", engram), ("embed", embed), ("raw", raw)]
+            shift = index % len(variants)
+            for name, work in variants[shift:] + variants[:shift]:
+                times[name].append(await timed(work))
+            if index % 2 == 0 and claim_id in hits:
+                found += 1
+            bar.advance(task)
+    return SearchTimings(times, found, len(queries) // 2)
+
+
 async def run_bench(console: Console, *, space: str, samples: int, seed: int) -> None:
-    embedder = Embedder(threads=2)
-    async with open_graph() as graph:
-        await drain_embeddings(console, graph, embedder)
-        view = await View.open(graph, space)
-        rows = await graph.read(CURRENT_TEXTS, spaceId=view.space_id)
-        rng = random.Random(seed)
-        picked = rng.sample(rows, min(samples, len(rows)))
-        queries: list[tuple[str, str]] = []
-        for row in picked:
-            words = [w for w in row["text"].split() if w.isalpha()]
-            short = " ".join(rng.sample(words, min(2, len(words)))) or row["text"]
-            queries += [(row["id"], row["text"]), (row["id"], short)]
-        times: dict[str, list[float]] = {"engram": [], "embed": [], "raw": []}
-        found = 0
-        for _, text in queries[:20]:  # warm-up, unmeasured
-            await search(graph, view, text, embedder)
-        with progress_bar(console) as bar:
-            task = bar.add_task("search samples", total=len(queries))
-            for index, (claim_id, text) in enumerate(queries):
-                vector = (await embedder.embed_async([text]))[0]
-                lucene = lucene_query(view.space_id, text)
-                hits: list[str] = []
-
-                async def engram(text: str = text, hits: list[str] = hits) -> None:
-                    found_now = await search(graph, view, text, embedder)
-                    hits.extend(h.claim.id for h in found_now)
-
-                async def embed(text: str = text) -> None:
-                    await embedder.embed_async([text])
-
-                async def raw(lucene: str = lucene, vector: list[float] = vector) -> None:
-                    await graph.read(RAW_TEXT, query=lucene, first=DEFAULT_FIRST)
-                    await graph.read(RAW_VECTOR, vector=vector, first=DEFAULT_FIRST)
-
-                variants = [("engram", engram), ("embed", embed), ("raw", raw)]
-                shift = index % len(variants)
-                for name, work in variants[shift:] + variants[:shift]:
-                    times[name].append(await timed(work))
-                if index % 2 == 0 and claim_id in hits:
-                    found += 1
-                bar.advance(task)
-    report(console, times, found, len(queries) // 2)
+    async with open_memory() as memory:
+        await drain_embeddings(console, memory)
+        measured = await measure_search(memory, console, space=space, samples=samples, seed=seed)
+    report(console, measured.times, measured.found, measured.texts)
 
 
 def report(console: Console, times: dict[str, list[float]], found: int, texts: int) -> None:

@@ -24,11 +24,10 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from bench._support import delete_space, fresh_space_name, open_graph
-from graph.domain.actor import Actor
-from graph.memory import Memory, get_settings
+from bench._support import OPERATOR, delete_space, fresh_space_name, open_memory
+from graph.memory import Memory
 
-ACTOR = Actor.operator("bench:two_spaces")
+ACTOR = OPERATOR
 
 
 async def observation_in(memory: Memory, space: str) -> str:
@@ -67,26 +66,36 @@ async def rate(
     return each * writers / (time.perf_counter() - started)
 
 
+async def measure_two_spaces(
+    memory: Memory, console: Console, *, claims: int, writers: int, rounds: int
+) -> tuple[list[float], list[float]]:
+    """Claims/s of each round, one space and two spaces (in two new bench spaces, deleted
+    after); what `bench.scale` runs."""
+    names = [fresh_space_name(), fresh_space_name()]
+    one: list[float] = []
+    two: list[float] = []
+    try:
+        a, b = [(name, await observation_in(memory, name)) for name in names]
+        await rate(memory, [a, b], "warm", writers * 5, writers)
+        for r in range(rounds):
+            order = ["one", "two"] if r % 2 == 0 else ["two", "one"]
+            for variant in order:
+                if variant == "one":
+                    one.append(await rate(memory, [a], f"r{r}-one", claims, writers))
+                else:
+                    two.append(await rate(memory, [a, b], f"r{r}-two", claims, writers))
+            console.print(f"round {r + 1}: one space {one[-1]:,.0f}/s, two {two[-1]:,.0f}/s")
+    finally:
+        for name in names:
+            await delete_space(memory, name)
+    return one, two
+
+
 async def run_bench(console: Console, *, claims: int, writers: int, rounds: int) -> None:
-    async with open_graph() as graph:
-        memory = Memory(graph, get_settings())
-        names = [fresh_space_name(), fresh_space_name()]
-        try:
-            a, b = [(name, await observation_in(memory, name)) for name in names]
-            await rate(memory, [a, b], "warm", writers * 5, writers)
-            one: list[float] = []
-            two: list[float] = []
-            for r in range(rounds):
-                order = ["one", "two"] if r % 2 == 0 else ["two", "one"]
-                for variant in order:
-                    if variant == "one":
-                        one.append(await rate(memory, [a], f"r{r}-one", claims, writers))
-                    else:
-                        two.append(await rate(memory, [a, b], f"r{r}-two", claims, writers))
-                console.print(f"round {r + 1}: one space {one[-1]:,.0f}/s, two {two[-1]:,.0f}/s")
-        finally:
-            for name in names:
-                await delete_space(graph, name)
+    async with open_memory() as memory:
+        one, two = await measure_two_spaces(
+            memory, console, claims=claims, writers=writers, rounds=rounds
+        )
     table = Table(
         title=f"remember, {writers} concurrent writers, 1 claim per call, {rounds} rounds"
     )

@@ -31,27 +31,19 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from bench._support import delete_space, fresh_space_name, open_graph, progress_bar
+from bench._support import OPERATOR, delete_space, fresh_space_name, open_memory, progress_bar
 from bench.mix import END, START, ClaimMix, ClaimSpec, entity_counts
-from graph.commands.episodes import (
-    ObservationInput,
-    OpenEpisodeInput,
-    open_episode,
-    record_observations,
-)
-from graph.commands.remember import RememberInput, remember
-from graph.commands.spaces import create_space
-from graph.domain.actor import Actor
 from graph.domain.memory_types import fact_key
-from graph.domain.model import Role, canonical_json
-from graph.store.db import Graph
+from graph.domain.model import canonical_json
+from graph.memory import Memory
 
-ACTOR = Actor.operator("bench:write_throughput")
+ACTOR = OPERATOR
 CLAIMS_PER_OBSERVATION = 5
 SETUP_BATCH = 1000
 WARM_UP_CLAIMS = 50
 
-# The baseline: the same Claim properties and one evidence relationship per claim, nothing else.
+# The baseline, on the memory's own connection (the raw Cypher a bench may run): the same Claim
+# properties and one evidence relationship per claim, nothing else.
 RAW_CREATE: LiteralString = """
 UNWIND $rows AS row
 MATCH (o:Observation {id: row.observationId})
@@ -66,7 +58,7 @@ CREATE (c)-[:SUPPORTED_BY {authority: 'user_stated', spaceId: row.props.spaceId,
 class Batch:
     """One measurement's claims, as Engram inputs and as the equivalent raw rows."""
 
-    inputs: list[RememberInput]
+    inputs: list[dict[str, Any]]
     rows: list[dict[str, Any]]
 
 
@@ -75,6 +67,8 @@ class Results:
     """Claims per second of every measurement, by (writer, claims per call), in round order."""
 
     rates: dict[tuple[str, int], list[float]] = field(default_factory=dict)
+    single_ms: list[float] = field(default_factory=list)
+    """Milliseconds of every measured one-claim `remember` call."""
 
     def add(self, writer: str, size: int, rate: float) -> None:
         self.rates.setdefault((writer, size), []).append(rate)
@@ -92,8 +86,8 @@ class Results:
 class Bench:
     """A fresh bench space with its entities and an observation pool to cite."""
 
-    def __init__(self, graph: Graph, space: str, space_id: str, mix: ClaimMix) -> None:
-        self.graph = graph
+    def __init__(self, memory: Memory, space: str, space_id: str, mix: ClaimMix) -> None:
+        self.memory = memory
         self.space = space
         self.space_id = space_id
         self.mix = mix
@@ -105,7 +99,7 @@ class Bench:
 
     def batch(self, claims: int) -> Batch:
         """`claims` new claims of the mix; every CLAIMS_PER_OBSERVATION cite one observation."""
-        inputs: list[RememberInput] = []
+        inputs: list[dict[str, Any]] = []
         rows: list[dict[str, Any]] = []
         for _ in range(claims):
             index = self.next_observation // CLAIMS_PER_OBSERVATION % len(self.observations)
@@ -121,7 +115,7 @@ class Bench:
         fields = spec.fields
         subject, obj = fields.get("subject"), fields.get("object")
         if subject is not None:
-            key = fact_key(subject.key, fields["predicate"], obj.key if obj else None)
+            key = fact_key(subject["key"], fields["predicate"], obj["key"] if obj else None)
         else:
             key = fields["key"]
         self.serial += 1
@@ -134,9 +128,9 @@ class Bench:
                 "key": f"{key}#raw{self.serial}",
                 "revision": 1,
                 "type": memory_type,
-                "subjectId": self.entity_ids.get(subject.key) if subject else None,
+                "subjectId": self.entity_ids.get(subject["key"]) if subject else None,
                 "predicate": fields.get("predicate"),
-                "objectId": self.entity_ids.get(obj.key) if obj else None,
+                "objectId": self.entity_ids.get(obj["key"]) if obj else None,
                 "valueJson": canonical_json(fields.get("value")),
                 "text": f"[{memory_type}:{key}]\n{spec.sentence}",
                 "status": "active",
@@ -151,48 +145,49 @@ class Bench:
         }
 
 
-async def set_up(graph: Graph, space: str, entities: int, observations: int, seed: int) -> Bench:
+async def set_up(memory: Memory, space: str, entities: int, observations: int, seed: int) -> Bench:
     """Create the space, remember its entities and record the observations claims will cite
     (none of this is timed)."""
-    created = await create_space(
-        graph, space, "bench.write_throughput (deleted after)", actor=ACTOR
-    )
+    created = await memory.create_space(ACTOR, space, "bench.write_throughput (deleted after)")
     mix = ClaimMix(random.Random(seed), entity_counts(entities))
-    bench = Bench(graph, space, created.id, mix)
-    episode = await open_episode(graph, space, OpenEpisodeInput(title="bench"), actor=ACTOR)
+    bench = Bench(memory, space, created.id, mix)
+    episode = await memory.open_episode(ACTOR, space, {"title": "bench"})
     specs = [mix.entity(kind, index, START) for kind, index in mix.entities()]
     total = max(observations, len(specs))
     # Spread over 2019–2026, so claims that default their valid time to it spread too.
     bench.observed_at = [START + (END - START) * (n / total) for n in range(total)]
     for start in range(0, total, SETUP_BATCH):
-        said = await record_observations(
-            graph,
+        said = await memory.record_observations(
+            ACTOR,
             space,
             [
-                ObservationInput(
-                    episode_id=episode.id,
-                    content=f"Bench observation {n}: who works where, and what we decided.",
-                    role=Role.USER,
-                    observed_at=bench.observed_at[n],
-                )
+                {
+                    "episode_id": episode.id,
+                    "content": f"Bench observation {n}: who works where, and what we decided.",
+                    "role": "user",
+                    "observed_at": bench.observed_at[n],
+                }
                 for n in range(start, min(start + SETUP_BATCH, total))
             ],
-            actor=ACTOR,
         )
         bench.observations.extend(o.id for o in said)
     for start in range(0, len(specs), SETUP_BATCH):
         chunk = specs[start : start + SETUP_BATCH]
         items = [spec.remember_input(bench.observations[start + n]) for n, spec in enumerate(chunk)]
-        for claim in await remember(graph, space, items, actor=ACTOR):
+        for claim in await memory.remember(ACTOR, space, items):
             assert claim.subject_id is not None
             bench.entity_ids[claim.key] = claim.subject_id
     return bench
 
 
-async def timed(calls: list[Callable[[], Awaitable[object]]]) -> float:
+async def timed(calls: list[Callable[[], Awaitable[object]]], each: list[float] | None) -> float:
+    """Seconds of the calls one after the other; each call's milliseconds into `each`."""
     started = time.perf_counter()
     for call in calls:
+        began = time.perf_counter()
         await call()
+        if each is not None:
+            each.append(1000 * (time.perf_counter() - began))
     return time.perf_counter() - started
 
 
@@ -201,20 +196,23 @@ async def measure(
 ) -> int:
     """Write `claims` claims `size` per call, through Engram and raw; record both rates."""
     batch = bench.batch(claims)
-    graph, space = bench.graph, bench.space
+    memory, space = bench.memory, bench.space
 
-    def engram_call(items: list[RememberInput]) -> Callable[[], Awaitable[object]]:
-        return lambda: remember(graph, space, items, actor=ACTOR)
+    def engram_call(items: list[dict[str, Any]]) -> Callable[[], Awaitable[object]]:
+        return lambda: memory.remember(ACTOR, space, items)
 
     def raw_call(rows: list[dict[str, Any]]) -> Callable[[], Awaitable[object]]:
-        return lambda: graph.write(RAW_CREATE, rows=rows)
+        return lambda: memory.graph.write(RAW_CREATE, rows=rows)
 
     chunks = range(0, claims, size)
     engram = [engram_call(batch.inputs[i : i + size]) for i in chunks]
     raw = [raw_call(batch.rows[i : i + size]) for i in chunks]
     order = [("raw", raw), ("engram", engram)] if raw_first else [("engram", engram), ("raw", raw)]
     for writer, calls in order:
-        seconds = await timed(calls)
+        each = (
+            results.single_ms if results is not None and size == 1 and writer == "engram" else None
+        )
+        seconds = await timed(calls, each)
         if results is not None:
             results.add(writer, size, claims / seconds)
     return 2 * claims
@@ -243,7 +241,8 @@ def report(console: Console, results: Results, sizes: list[int], repeats: int) -
     console.print(table)
 
 
-async def run_bench(
+async def measure_writes(
+    memory: Memory,
     console: Console,
     *,
     single: int,
@@ -252,41 +251,44 @@ async def run_bench(
     repeats: int,
     entities: int,
     seed: int,
-    keep: bool,
-) -> None:
+    keep: bool = False,
+    show_progress: bool = True,
+) -> Results:
+    """All rounds in a new bench space (deleted after unless `keep`); what `bench.scale` runs."""
     plan = [(1, single), *((size, batched) for size in sizes)]
     warm_up = [(size, min(claims, max(size, WARM_UP_CLAIMS))) for size, claims in plan]
     engram_claims = sum(c for _, c in warm_up) + repeats * sum(c for _, c in plan)
     space = fresh_space_name()
     results = Results()
-    async with open_graph() as graph:
-        started = time.perf_counter()
-        console.print(f"space {space!r}: setting up {entities:,} entities and observations …")
-        try:
-            bench = await set_up(
-                graph, space, entities, math.ceil(engram_claims / CLAIMS_PER_OBSERVATION), seed
-            )
-            console.print(f"set up in {time.perf_counter() - started:.1f} s")
-            with progress_bar(console) as progress:
-                task = progress.add_task("warm-up", total=2 * engram_claims)
-                for size, claims in warm_up:
-                    progress.advance(task, await measure(bench, None, size, claims, False))
-                for round_ in range(repeats):
-                    # Alternate which writer goes first, so neither always meets a warmer cache.
-                    raw_first = round_ % 2 == 1
-                    for size, claims in plan:
-                        progress.update(
-                            task, description=f"round {round_ + 1}/{repeats} · {size}/call"
-                        )
-                        progress.advance(
-                            task, await measure(bench, results, size, claims, raw_first)
-                        )
-        finally:
-            if keep:
-                console.print(f"kept space {space!r}")
-            else:
-                console.print(f"deleting space {space!r} …")
-                await delete_space(graph, space)
+    started = time.perf_counter()
+    console.print(f"space {space!r}: setting up {entities:,} entities and observations …")
+    try:
+        bench = await set_up(
+            memory, space, entities, math.ceil(engram_claims / CLAIMS_PER_OBSERVATION), seed
+        )
+        console.print(f"set up in {time.perf_counter() - started:.1f} s")
+        with progress_bar(console, disable=not show_progress) as progress:
+            task = progress.add_task("warm-up", total=2 * engram_claims)
+            for size, claims in warm_up:
+                progress.advance(task, await measure(bench, None, size, claims, False))
+            for round_ in range(repeats):
+                # Alternate which writer goes first, so neither always meets a warmer cache.
+                raw_first = round_ % 2 == 1
+                for size, claims in plan:
+                    progress.update(task, description=f"round {round_ + 1}/{repeats} · {size}/call")
+                    progress.advance(task, await measure(bench, results, size, claims, raw_first))
+    finally:
+        if keep:
+            console.print(f"kept space {space!r}")
+        else:
+            await delete_space(memory, space)
+    return results
+
+
+async def run_bench(console: Console, *, sizes: list[int], repeats: int, **options: Any) -> None:
+    started = time.perf_counter()
+    async with open_memory() as memory:
+        results = await measure_writes(memory, console, sizes=sizes, repeats=repeats, **options)
     report(console, results, sizes, repeats)
     console.print(f"total {time.perf_counter() - started:.0f} s")
 

@@ -74,6 +74,7 @@ __all__ = [
     "DEV_ACTOR",
     "UNAVAILABLE",
     "ExportFormat",
+    "Graph",
     "LocalNeo4j",
     "Memory",
     "Migration",
@@ -342,6 +343,14 @@ class Memory(MemoryAdmin):
         actor.check_write(space)
         request = _as(episodes.ObservationInput, observation)
         return await episodes.record_observation(self.graph, space, request, actor=actor)
+
+    async def record_observations(
+        self, actor: Actor, space: str, observations: Sequence[Mapping[str, Any]]
+    ) -> list[Observation]:
+        """Append observations to open episodes in one transaction (all or none), in order."""
+        actor.check_write(space)
+        requests = [_as(episodes.ObservationInput, o) for o in observations]
+        return await episodes.record_observations(self.graph, space, requests, actor=actor)
 
     async def seal_episode(
         self, actor: Actor, space: str, sealing: episodes.SealEpisodeInput | Mapping[str, Any]

@@ -10,7 +10,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Self
+from typing import Any, LiteralString, Self
+
+from neo4j.exceptions import Neo4jError
 
 from graph.commands import apikeys, holds, spaces
 from graph.domain.actor import Actor, Grant
@@ -30,6 +32,22 @@ from graph.store.neomodel_bridge import (
     share_driver,
 )
 from graph.store.settings import Settings
+
+NEO4J_VERSION: LiteralString = """
+CALL dbms.components() YIELD name, versions, edition
+RETURN versions[0] AS version, edition
+"""
+
+NEO4J_MEMORY: LiteralString = """
+CALL dbms.queryJmx('java.lang:type=Memory') YIELD attributes
+RETURN attributes.HeapMemoryUsage.value.properties.max AS heapMax
+"""
+
+NEO4J_PAGECACHE: LiteralString = """
+SHOW SETTINGS YIELD name, value
+WHERE name = 'server.memory.pagecache.size'
+RETURN value
+"""
 
 Phases = Callable[[str, int, int], None]
 """`progress(phase, done, total)` of a backup or a restore."""
@@ -78,6 +96,18 @@ class MemoryAdmin:
             neomodel_shares_driver=neomodel_driver_is(self.graph),
             neomodel_database=await neomodel_database(self.graph),
         )
+
+    async def server_info(self) -> dict[str, str]:
+        """What a measurement states about its Neo4j: version, edition, max heap, page cache."""
+        info: dict[str, Any] = dict((await self.graph.read(NEO4J_VERSION))[0])
+        try:  # procedures an operator may have restricted: the figures say "?" then
+            heap = (await self.graph.read(NEO4J_MEMORY))[0]["heapMax"]
+            info["heap"] = f"{heap / 2**30:.2f} GiB"
+            info["pagecache"] = (await self.graph.read(NEO4J_PAGECACHE))[0]["value"]
+        except (Neo4jError, IndexError, KeyError, TypeError):
+            info.setdefault("heap", "?")
+            info.setdefault("pagecache", "?")
+        return {name: str(value) for name, value in info.items()}
 
     async def drain_purges(self) -> None:
         """Finish what forgets left for after their commit (blob files, forgotten spaces)."""

@@ -1,6 +1,7 @@
 """The house keeps its layers: graph/ is the domain and its storage behind one door
 (`graph.memory`), api/ holds the doors (GraphQL, the command line, the client) and enters graph/
-only through that door and the domain's records; no import cycles; small modules, no two alike.
+only through that door and the domain's records, as the benches do; no import cycles; small
+modules, no two alike.
 """
 
 from __future__ import annotations
@@ -57,6 +58,21 @@ def test_api_enters_graph_only_through_the_memory_door_and_the_domain_records() 
         if (target := _internal(name, graph_modules)) is not None
         and target != "graph"
         and not target.startswith(allowed)
+    )
+    assert offending == []
+
+
+def test_the_benches_enter_graph_only_through_the_memory_door_and_the_domain_records() -> None:
+    """A bench is an outside caller like api/: its raw baselines (the one-query floor, a raw
+    UNWIND … CREATE) run their Cypher on the memory's own connection, `memory.graph`."""
+    graph_modules = _modules("graph")
+    offending = sorted(
+        f"{module} imports {target}"
+        for module, path in _modules("bench").items()
+        for name in _imports(module, path, top_level_only=False)
+        if (target := _internal(name, graph_modules)) is not None
+        and target not in ("graph", "graph.memory", "graph.domain")
+        and not target.startswith("graph.domain.")
     )
     assert offending == []
 

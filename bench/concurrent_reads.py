@@ -1,0 +1,121 @@
+"""Many clients at once: GraphQL `related` (2 hops) latency while `clients` HTTP clients ask
+together, and the resident memory (RSS) of the `engram serve` process answering them.
+
+The server is a real `engram serve --dev` (uvicorn, one process, its settings as configured:
+`ENGRAM_MAX_IN_FLIGHT` requests at once, the rest wait their turn) started for the measurement on
+the same Neo4j, so its RSS is the API's alone — not the bench's, which holds the generator and
+the embedding model. RSS is sampled every 50 ms while the clients run; the peak is reported
+beside the RSS before they start.
+
+    >>> found = await measure_concurrent(memory, env, space="bench", clients=50, calls=20)
+    >>> found.rss_peak_mb
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from bench._support import OPERATOR
+from bench.graphql_reads import GQL_RELATED
+from bench.ingest import engram_serve
+from bench.read_latency import ENTITIES, RELATED_FIRST, RELATED_HOPS
+from graph.memory import Memory
+
+
+@dataclass(frozen=True)
+class Concurrent:
+    ms: list[float]
+    """Every answered call's milliseconds."""
+    refused: int
+    """Calls answered 503 (more than the server's `ENGRAM_MAX_IN_FLIGHT` waited too long)."""
+    clients: int
+    rss_before_mb: float
+    rss_peak_mb: float
+    seconds: float
+
+
+def rss_mb(pid: int) -> float:
+    """Resident memory of a process (Linux /proc), in MiB."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    raise RuntimeError(f"no VmRSS for process {pid}")
+
+
+async def measure_concurrent(
+    memory: Memory,
+    env: dict[str, str],
+    *,
+    space: str,
+    clients: int = 50,
+    calls: int = 20,
+    seed: int = 7,
+) -> Concurrent:
+    """`clients` concurrent clients, `calls` related queries each, against a fresh server."""
+    view = await memory.view(OPERATOR, space)
+    # Which entities there are, to draw the starts from (not timed).
+    entities = [row["id"] for row in await memory.graph.read(ENTITIES, spaceId=view.space_id)]
+    rng = random.Random(seed)
+    starts = [rng.choice(entities) for _ in range(clients * calls)]
+    ms: list[float] = []
+    refused: list[int] = []
+    async with engram_serve(env) as served:
+
+        async def ask(entity_id: str) -> None:
+            variables = {
+                "space": space,
+                "id": entity_id,
+                "asOf": view.as_of.isoformat(),
+                "hops": RELATED_HOPS,
+                "first": RELATED_FIRST,
+            }
+            began = time.perf_counter()
+            response = await served.client.post(
+                "/graphql", json={"query": GQL_RELATED, "variables": variables}
+            )
+            if response.status_code == 503:
+                refused.append(1)
+                return
+            ms.append(1000 * (time.perf_counter() - began))
+            body = response.json()
+            if body.get("errors"):
+                raise RuntimeError(f"GraphQL errors: {body['errors']}")
+
+        async def client(number: int) -> None:
+            for entity_id in starts[number::clients]:
+                await ask(entity_id)
+
+        await ask(starts[0])  # warm the server up
+        ms.clear()
+        before = rss_mb(served.pid)
+        peak = [before]
+
+        async def sample_rss() -> None:
+            while True:
+                peak.append(rss_mb(served.pid))
+                await asyncio.sleep(0.05)
+
+        sampler = asyncio.create_task(sample_rss())
+        began = time.perf_counter()
+        try:
+            await asyncio.gather(*(client(n) for n in range(clients)))
+        finally:
+            sampler.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await sampler
+        seconds = time.perf_counter() - began
+        peak.append(rss_mb(served.pid))
+    return Concurrent(ms, len(refused), clients, before, max(peak), seconds)
+
+
+def serve_env(uri: str, user: str, password: str | None, database: str) -> dict[str, str]:
+    """What an `engram serve` needs to find the bench's Neo4j."""
+    env = {"NEO4J_URI": uri, "NEO4J_USER": user, "NEO4J_DATABASE": database}
+    if password is not None:
+        env["NEO4J_PASSWORD"] = password
+    return env

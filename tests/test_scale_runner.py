@@ -1,0 +1,132 @@
+"""`python -m bench.scale` end to end at a tiny size: it builds the space through the commands,
+runs every read and write bench once, and writes the table and the plot with every operation."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from rich.console import Console
+
+from bench.generate import generate
+from bench.scale import Plan, parse_size, run_scale
+from bench.scale_report import GOALS, OPERATIONS
+from graph.memory import Memory
+from graph.store.db import Graph, Neo4jTarget
+from graph.store.settings import Settings
+
+CLAIM_ROWS = """
+MATCH (s:Space {name: $space}), (c:Claim {spaceId: s.id})
+RETURN c.key AS key, c.revision AS revision, c.status AS status, c.validTo AS validTo
+ORDER BY key, revision
+"""
+
+TINY = Plan(
+    rounds=1,
+    read_samples=2,
+    search_samples=1,
+    single=2,
+    batched=20,
+    batch_size=10,
+    write_entities=10,
+    two_space_claims=2,
+    two_space_writers=2,
+    clients=50,
+    client_calls=1,
+    warm_up=0,
+    generate_batch=60,
+)
+
+
+def test_sizes_are_read_with_their_suffixes() -> None:
+    assert [parse_size(s) for s in ("10k", "100k", "1M", "200")] == [
+        ("10k", 10_000),
+        ("100k", 100_000),
+        ("1M", 1_000_000),
+        ("200", 200),
+    ]
+
+
+async def test_the_scale_runner_writes_a_table_and_a_plot_with_every_operation(
+    test_settings: Settings, neo4j_target: Neo4jTarget, tmp_path: Path
+) -> None:
+    out, data = tmp_path / "results", tmp_path / "data"
+
+    results = await run_scale(
+        ["60"],
+        out=out,
+        data_dir=data,
+        plan=TINY,
+        settings=test_settings,
+        target=neo4j_target,
+        console=Console(file=io.StringIO()),
+        show_progress=False,
+    )
+
+    record = results["sizes"]["60"]
+    assert sorted(record["ops"]) == sorted(name for name, _ in OPERATIONS)
+    assert all(op["n"] > 0 for op in record["ops"].values())
+    assert record["build"]["claims"] == 60
+    assert record["build"]["space"] == "bench-scale-60"
+    assert record["figures"]["clients"] == 50
+    assert record["neo4j"]["version"].startswith("5.")
+    table = (out / "scale.md").read_text()
+    assert [title in table for _, title in OPERATIONS] == [True] * len(OPERATIONS)
+    assert [f"| {name} | {bound} |" in table for name, bound, _ in GOALS] == [True] * len(GOALS)
+    assert "60 claims" in table and record["commit"] in table
+    assert (out / "scale.png").read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
+    assert list(json.loads((out / "scale.json").read_text())["sizes"]) == ["60"]
+    assert json.loads((data / "60.json").read_text())["finished"] is True
+
+
+class Killed(Exception):
+    pass
+
+
+class DiesAtTheThirdSeal(Memory):
+    """A memory whose process is killed as it seals its third conversation."""
+
+    seals = 0
+
+    async def seal_episode(self, *args: Any, **kwargs: Any) -> Any:
+        self.seals += 1
+        if self.seals == 3:
+            raise Killed
+        return await super().seal_episode(*args, **kwargs)
+
+
+async def test_a_killed_generation_goes_on_where_it_stopped_and_writes_what_one_run_writes(
+    graph: Graph, test_settings: Settings, tmp_path: Path
+) -> None:
+    checkpoint = tmp_path / "resumed.json"
+    with pytest.raises(Killed):
+        await generate(
+            DiesAtTheThirdSeal(graph, test_settings),
+            "bench-resumed",
+            claims=100,
+            batch=25,
+            show_progress=False,
+            checkpoint=checkpoint,
+        )
+    cut = json.loads(checkpoint.read_text())
+    assert (cut["done"], cut["open_episode"] is not None, cut["finished"]) == (2, True, False)
+
+    resumed = await generate(
+        Memory(graph, test_settings),
+        "bench-resumed",
+        claims=100,
+        batch=25,
+        show_progress=False,
+        checkpoint=checkpoint,
+    )
+    await generate(graph, "bench-whole", claims=100, batch=25, show_progress=False)
+
+    assert resumed.resumed_at == 2
+    assert len(resumed.claim_ids) == 40  # the conversations after the cut one: 25 + 15 claims
+    assert json.loads(checkpoint.read_text())["finished"] is True
+    assert await graph.read(CLAIM_ROWS, space="bench-resumed") == await graph.read(
+        CLAIM_ROWS, space="bench-whole"
+    )
