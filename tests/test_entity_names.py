@@ -1,5 +1,4 @@
-"""Entities named in writes are found by an index seek on their claims' spoken names, and a
-conversation streams in at a fixed number of queries per remember, however large the batch."""
+"""Entities named in writes are found by an index seek on their claims' spoken names."""
 
 from __future__ import annotations
 
@@ -9,7 +8,6 @@ from typing import Any
 from graph.commands.entity_names import FILL_SPOKEN_NAMES
 from graph.commands.entity_refs import ENTITIES_BY_NAME
 from graph.commands.remember import remember
-from graph.commands.remember_lookup import REMEMBER_LOOKUPS
 from graph.domain.actor import Actor
 from graph.domain.errors import EngramError
 from graph.erasure.forget import ForgetInput, forget
@@ -64,7 +62,7 @@ async def counted_remember(story: Story, items: list[dict[str, Any]]) -> int:
 async def test_a_name_is_looked_up_by_an_index_seek_not_a_scan_of_entity_claims(
     graph: Graph,
 ) -> None:
-    for query in (ENTITIES_BY_NAME, REMEMBER_LOOKUPS):
+    for query in (ENTITIES_BY_NAME,):
         operators = await plan_operators(graph, query)
         assert not SCANS & {operator for operator, _ in operators}, operators
         assert any(
@@ -147,36 +145,3 @@ async def test_forgetting_an_entity_claim_erases_its_spoken_names(graph: Graph) 
     )
     [row] = await graph.read("MATCH (c:Claim {id: $id}) RETURN c.spokenNames AS spoken", id=ada.id)
     assert row["spoken"] is None
-
-
-async def test_a_remember_by_names_with_evidence_text_costs_three_queries_at_any_batch_size(
-    graph: Graph,
-) -> None:
-    story = await new_story(graph)
-    # The first write of the day opens the writer's session episode and creates the entities.
-    first = await counted_remember(story, [fact(0, "Ada", "WORKS_AT", "Acme", "org")])
-    single = await counted_remember(story, [fact(1, "Ada", "WORKS_AT", "Globex", "org")])
-    batch = await counted_remember(
-        story,
-        [
-            fact(n, f"Person {n % 7}", ("WORKS_AT", "KNOWS")[n % 2], f"Org {n % 3}", "org")
-            for n in range(2, 60)
-        ],
-    )
-    again = await counted_remember(
-        story,
-        [
-            fact(n, f"Person {n % 7}", ("WORKS_AT", "KNOWS")[n % 2], f"Org {n % 5 + 3}", "org")
-            for n in range(60, 120)
-        ],
-    )
-    # The tick, one read of everything the batch names (and of the keys it will write), one
-    # write of all it planned.
-    assert (single, batch, again) == (3, 3, 3)
-    assert first == 5, "and the session episode opened, with its audit event"
-    # Re-stating a stored fact adds evidence to its row, which is answered with all of its
-    # evidence: that is read.
-    assert await counted_remember(story, [fact(120, "Ada", "WORKS_AT", "Globex", "org")]) == 4
-    # A name without a kind could mean any entity so named: its fact's key is read once known.
-    without_kind = {**fact(121, "Ada", "WORKS_AT", "Acme", "org"), "subject": {"name": "Ada"}}
-    assert await counted_remember(story, [without_kind]) == 4

@@ -22,19 +22,18 @@ from typing import Any
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, JsonValue, model_validator
 
 from graph.commands.audit import AuditLog, check_idempotency_key, find_replays, request_hash
-from graph.commands.entity_refs import EntityRef
+from graph.commands.entity_refs import EntityRef, find_entities
 from graph.commands.evidence import (
     MAX_EVIDENCE,
     EvidencePlan,
     EvidenceRef,
     ResolvedEvidence,
-    resolved_evidence,
+    resolve_evidence,
 )
-from graph.commands.inline_evidence import episodes_wanted, plan_inline, session_key, texts_cited
-from graph.commands.remember_lookup import look_up
+from graph.commands.inline_evidence import record_inline
+from graph.commands.predicate_rules import load_rules
 from graph.commands.remember_plan import batch_entities, checked_item, key_of, results_of
-from graph.commands.remember_refs import Path, entity_refs_of, likely_keys, plan_entities
-from graph.commands.remember_write import write_batch
+from graph.commands.remember_refs import Path, entity_refs_of, plan_entities
 from graph.commands.revisions import (
     WritePlan,
     load_key_states,
@@ -217,23 +216,7 @@ async def _remember_in(
             raise Forbidden(
                 f"this key may not write at privacy {tier}", field=path(index, "privacy")
             )
-    cited = [
-        (ref, int(item.privacy), path(index, f"evidence[{n}]"))
-        for index, item, _ in fresh
-        for n, ref in enumerate(item.evidence)
-    ]
-    texts = texts_cited(cited)
-    tiers, named = episodes_wanted(texts)
-    sessions = {tier: session_key(ctx, tier) for tier in tiers}
-    found = await look_up(
-        ctx,
-        entity_refs_of(fresh),
-        [(ref, where) for ref, _, where in cited],
-        sorted(sessions.values()),
-        named,
-        likely_keys(fresh),
-    )
-    batch = plan_entities(ctx, fresh, path, found.candidates)
+    batch = plan_entities(ctx, fresh, path, await find_entities(ctx, entity_refs_of(fresh)))
     work = [
         (index, extra, MemoryType.ENTITY, True)
         for index, _, _ in fresh
@@ -242,20 +225,16 @@ async def _remember_in(
     work = sorted(
         work + [(index, item, t, False) for index, item, t in fresh], key=lambda w: (w[0], not w[3])
     )
-    # An entity the batch creates cites the evidence of the item naming it: nothing new to read.
+    cited = [
+        (ref, int(item.privacy), path(index, f"evidence[{n}]"))
+        for index, item, _, _ in work
+        for n, ref in enumerate(item.evidence)
+    ]
     evidence: dict[Any, ResolvedEvidence] = dict(
-        resolved_evidence(
-            ctx, [(ref, where) for ref, _, where in cited], found.observations, found.artifacts
-        )
+        await resolve_evidence(ctx, [(ref, where) for ref, _, where in cited])
     )
-    inline = await plan_inline(
-        ctx,
-        texts,
-        {tier: found.sessions.get(key) for tier, key in sessions.items()},
-        {episode_id: found.episodes.get(episode_id) for episode_id in named},
-    )
-    evidence.update(inline.resolved)
-    rules = found.rules
+    evidence.update(await record_inline(ctx, cited))
+    rules = await load_rules(ctx) if any(t is MemoryType.FACT for _, _, t, _ in work) else None
 
     keys: dict[int, str] = {}
     for position, (index, item, memory_type, _) in enumerate(work):
@@ -263,9 +242,7 @@ async def _remember_in(
             keys[position] = key_of(item, memory_type, batch, rules)
         except EngramError as failure:
             raise _at(failure, path(index, "")) from None
-    states = found.states
-    if missed := set(keys.values()) - states.keys():
-        states = {**states, **await load_key_states(ctx, sorted(missed))}
+    states = await load_key_states(ctx, list(keys.values()))
     plan = WritePlan()
     entities = batch_entities(ctx, batch, states, plan, work, keys)
     evidence_plan = EvidencePlan()
@@ -308,6 +285,8 @@ async def _remember_in(
             )
         elif item.idempotency_key is None:
             audit.add("remember", [claim_id], result={"claimId": claim_id})
-    await write_batch(ctx, inline, plan, evidence_plan, audit)
+    await plan.write(ctx)
+    await evidence_plan.write(ctx)
+    await audit.write(ctx)
     result_ids = [results[index] for index in range(len(items))]
     return await results_of(ctx, result_ids, plan, evidence_plan, evidence)

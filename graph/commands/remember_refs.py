@@ -55,33 +55,6 @@ def entity_refs_of(items: list[tuple[int, RememberInput, MemoryType]]) -> list[E
     return [ref for _, item, _ in items for ref in (item.subject, item.object) if ref is not None]
 
 
-def likely_keys(items: list[tuple[int, RememberInput, MemoryType]]) -> list[str]:
-    """The keys `items` most likely write, guessed before their references are resolved, so
-    that their states can be read with the references (`remember_lookup`): each given key, the
-    key a name with a kind derives (its entity, if the batch creates it), and a fact's key
-    under either rule when its subject and object are given by key or by such a name. A guess
-    that misses only costs a read of the keys it missed."""
-    keys: set[str] = set()
-    for _, item, memory_type in items:
-        if item.key is not None:
-            keys.add(item.key)
-        refs = [ref for ref in (item.subject, item.object) if ref is not None]
-        keys.update(k for k in (ref.derived_key() for ref in refs) if k is not None)
-        if memory_type is not MemoryType.FACT or item.subject is None:
-            continue
-        subject = item.subject.key or item.subject.derived_key()
-        obj = (item.object.key or item.object.derived_key()) if item.object is not None else None
-        if subject is None or (item.object is not None and obj is None):
-            continue
-        try:
-            one = mt.fact_key(subject, item.predicate or "", None)
-            many = f"{one}:{value_part(item.value)}" if obj is None else None
-            keys.update([one, many or mt.fact_key(subject, item.predicate or "", obj)])
-        except ValueError:
-            continue  # not an entity key: the resolution says what is wrong with it
-    return sorted(keys)
-
-
 def plan_entities(
     ctx: WriteContext,
     items: list[tuple[int, RememberInput, MemoryType]],
