@@ -15,6 +15,7 @@ from typing import Any, LiteralString
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from graph.commands.entity_names import name_needle
 from graph.commands.writing import WriteContext
 from graph.domain import memory_types as mt
 from graph.domain.errors import AmbiguousSubject, NotFound
@@ -45,7 +46,7 @@ WITH e, id AS ref
 # A key asserted at several tiers has a node per tier; the writer's lowest visible one is meant.
 ENTITIES_BY_KEY: LiteralString = (
     """
-UNWIND $keys AS key
+UNWIND $entityKeys AS key
 CALL (key) {
   MATCH (e:Entity {spaceId: $spaceId, key: key})
   WHERE e.erasedAt IS NULL AND e.privacy <= $maxPrivacy
@@ -56,19 +57,20 @@ WITH e, key AS ref
     + _FOLLOW_MERGES
 )
 
-# A name or alias of an entity claim that is current and valid now, compared as lowercase words
-# (`ref.words`), of the kind asked for if one is (`ref.kind`). The space's current entity claims
-# are read once for all the names of a batch, not once per name.
+# A name or alias of an entity claim that is current and valid now (`ref.needle`, see
+# `graph.commands.entity_names`: a text index seek on `spokenNames`, not a scan of the space's
+# entity claims), of the kind asked for if one is (`ref.kind`). `toString`: the planner uses a text
+# index only for a value it knows is a string, and a map's value it does not.
 ENTITIES_BY_NAME: LiteralString = """
-MATCH (c:Claim {spaceId: $spaceId, type: 'entity'})
-WHERE c.supersededAt IS NULL AND c.erasedAt IS NULL AND c.status IN ['active', 'disputed']
+UNWIND $names AS ref
+MATCH (c:Claim)
+USING TEXT INDEX c:Claim(spokenNames)
+WHERE c.spokenNames CONTAINS toString(ref.needle)
+  AND c.spaceId = $spaceId AND c.type = 'entity'
+  AND c.supersededAt IS NULL AND c.erasedAt IS NULL AND c.status IN ['active', 'disputed']
   AND c.privacy <= $maxPrivacy
   AND (c.validFrom IS NULL OR c.validFrom <= $now) AND (c.validTo IS NULL OR $now < c.validTo)
-WITH c, [text IN [c.name] + coalesce(c.aliases, [])
-         | [w IN split(toLower(text), ' ') WHERE w <> '']] AS spoken
-UNWIND $names AS ref
-WITH ref, c, spoken
-WHERE ref.words IN spoken AND (ref.kind IS NULL OR c.key STARTS WITH 'entity:' + ref.kind + ':')
+  AND (ref.kind IS NULL OR c.key STARTS WITH 'entity:' + ref.kind + ':')
 MATCH (e:Entity {id: c.subjectId})
 WHERE e.erasedAt IS NULL AND e.privacy <= $maxPrivacy
 WITH DISTINCT ref, e
@@ -126,25 +128,61 @@ class ResolvedEntity:
     canonical: str
 
 
+@dataclass(frozen=True)
+class EntityLookup:
+    """What finding references asks: their ids, their keys (given, or derived from a name and
+    a kind) and their names — the parameters of `ENTITIES_BY_ID`, `_BY_KEY` and `_BY_NAME`."""
+
+    refs: list[EntityRef]
+    ids: list[str]
+    keys: list[str]
+    names: list[dict[str, Any]]
+    index_of: dict[tuple[str, EntityKind | None], str]
+
+    @classmethod
+    def of(cls, refs: list[EntityRef]) -> EntityLookup:
+        derived = {r.derived_key() for r in refs}
+        named = sorted({(r.name, r.kind) for r in refs if r.name is not None}, key=str)
+        index_of = {pair: str(index) for index, pair in enumerate(named)}
+        return cls(
+            refs,
+            ids=sorted({r.id for r in refs if r.id is not None}),
+            keys=sorted({r.key for r in refs if r.key is not None} | {k for k in derived if k}),
+            names=[
+                {
+                    "id": index_of[(name, kind)],
+                    "needle": name_needle(name or ""),
+                    "kind": kind.value if kind else None,
+                }
+                for name, kind in named
+            ],
+            index_of=index_of,
+        )
+
+    def candidates(
+        self, found: dict[tuple[str, str], list[dict[str, Any]]]
+    ) -> dict[EntityRef, dict[str, dict[str, Any]]]:
+        """Each reference's candidates by key, from the rows found (keyed by `("id" | "key" |
+        "name", row["ref"])`)."""
+        candidates: dict[EntityRef, dict[str, dict[str, Any]]] = {}
+        for ref in self.refs:
+            if ref.id is not None:
+                rows = found.get(("id", ref.id), [])
+            elif ref.key is not None:
+                rows = found.get(("key", ref.key), [])
+            else:
+                rows = found.get(("name", self.index_of[(ref.name or "", ref.kind)]), [])
+                rows = rows + found.get(("key", ref.derived_key() or ""), [])
+            candidates[ref] = {row["key"]: row for row in rows}
+        return candidates
+
+
 async def find_entities(
     ctx: WriteContext, refs: list[EntityRef]
 ) -> dict[EntityRef, dict[str, dict[str, Any]]]:
     """Every visible entity each reference may mean, by key (a name may fit several; a name
     with a kind also fits the entity its derived key names, whatever it is called now)."""
-    ids = sorted({r.id for r in refs if r.id is not None})
-    derived = {r: r.derived_key() for r in refs}
-    keys = sorted({r.key for r in refs if r.key is not None} | {k for k in derived.values() if k})
-    named = sorted({(r.name, r.kind) for r in refs if r.name is not None}, key=str)
-    index_of: dict[tuple[str, EntityKind | None], str]
-    index_of = {pair: str(index) for index, pair in enumerate(named)}
-    names = [
-        {
-            "id": index_of[(name, kind)],
-            "words": mt.name_words(name or ""),
-            "kind": kind.value if kind else None,
-        }
-        for name, kind in named
-    ]
+    lookup = EntityLookup.of(refs)
     params: dict[str, Any] = {
         "spaceId": ctx.space_id,
         "now": ctx.now,
@@ -152,24 +190,14 @@ async def find_entities(
     }
     found: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for kind, query, values, arg in (
-        ("id", ENTITIES_BY_ID, ids, "ids"),
-        ("key", ENTITIES_BY_KEY, keys, "keys"),
-        ("name", ENTITIES_BY_NAME, names, "names"),
+        ("id", ENTITIES_BY_ID, lookup.ids, "ids"),
+        ("key", ENTITIES_BY_KEY, lookup.keys, "entityKeys"),
+        ("name", ENTITIES_BY_NAME, lookup.names, "names"),
     ):
         if values:
             for row in await run(ctx.tx, query, **params, **{arg: values}):
                 found.setdefault((kind, row["ref"]), []).append(row)
-    candidates: dict[EntityRef, dict[str, dict[str, Any]]] = {}
-    for ref in refs:
-        if ref.id is not None:
-            rows = found.get(("id", ref.id), [])
-        elif ref.key is not None:
-            rows = found.get(("key", ref.key), [])
-        else:
-            rows = found.get(("name", index_of[(ref.name or "", ref.kind)]), [])
-            rows = rows + found.get(("key", derived[ref] or ""), [])
-        candidates[ref] = {row["key"]: row for row in rows}
-    return candidates
+    return lookup.candidates(found)
 
 
 def only_candidate(

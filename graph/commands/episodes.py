@@ -148,12 +148,54 @@ async def _replayed(
 
 async def _episode(ctx: WriteContext, episode_id: str) -> dict[str, Any]:
     rows = await run(ctx.tx, FIND_EPISODE, id=episode_id, spaceId=ctx.space_id)
-    if not rows or int(rows[0]["episode"]["privacy"]) > ctx.max_privacy:
+    return episode_found(ctx, episode_id, rows[0]["episode"] if rows else None)
+
+
+def episode_found(
+    ctx: WriteContext, episode_id: str, episode: dict[str, Any] | None
+) -> dict[str, Any]:
+    """The episode `episode_id` of the writer's space as stored (`None`: there is none):
+    NOT_FOUND above the writer's tier, FORGOTTEN when erased."""
+    if episode is None or int(episode["privacy"]) > ctx.max_privacy:
         raise NotFound(f"no episode {episode_id!r} in space {ctx.space!r}", field="episodeId")
-    episode: dict[str, Any] = rows[0]["episode"]
     if episode.get("erasedAt") is not None:
         raise Forgotten(f"episode {episode_id!r} was forgotten", field="episodeId")
     return episode
+
+
+def taking_observations(episode_id: str, episode: dict[str, Any]) -> dict[str, Any]:
+    """The episode, checked open and ready to number observations (`observation_row`)."""
+    if episode["status"] != EpisodeStatus.OPEN.value:
+        raise ValidationFailed(
+            f"episode {episode_id!r} is {episode['status']}; "
+            "only an open episode takes observations",
+            field="episodeId",
+        )
+    episode["observationCounts"] = _counts(episode)
+    return episode
+
+
+def observation_row(
+    ctx: WriteContext, observation: ObservationInput, episode: dict[str, Any]
+) -> dict[str, Any]:
+    """The properties of a new observation of `episode` (taking observations), numbered in it."""
+    observed_at: datetime = observation.observed_at or ctx.now
+    privacy = observation.privacy if observation.privacy is not None else episode["privacy"]
+    if int(privacy) > ctx.max_privacy:
+        raise Forbidden("this key may not write above its privacy tier", field="privacy")
+    seq = _next_seq(episode["observationCounts"], int(privacy))
+    return {
+        "id": new_id(),
+        "spaceId": ctx.space_id,
+        "episodeId": observation.episode_id,
+        "seq": seq,
+        "kind": observation.kind.value,
+        "role": observation.role.value,
+        "content": observation.content,
+        "contentHash": content_hash(observation.content),
+        "observedAt": observed_at,
+        "privacy": int(privacy),
+    }
 
 
 async def open_episode(
@@ -256,31 +298,8 @@ async def record_observations_in(
         episode = episodes.get(observation.episode_id)
         if episode is None:
             episode = await _episode(ctx, observation.episode_id)
-            if episode["status"] != EpisodeStatus.OPEN.value:
-                raise ValidationFailed(
-                    f"episode {observation.episode_id!r} is {episode['status']}; "
-                    "only an open episode takes observations",
-                    field="episodeId",
-                )
-            episode["observationCounts"] = _counts(episode)
-            episodes[observation.episode_id] = episode
-        observed_at: datetime = observation.observed_at or ctx.now
-        privacy = observation.privacy if observation.privacy is not None else episode["privacy"]
-        if int(privacy) > ctx.max_privacy:
-            raise Forbidden("this key may not write above its privacy tier", field="privacy")
-        seq = _next_seq(episode["observationCounts"], int(privacy))
-        props: dict[str, Any] = {
-            "id": new_id(),
-            "spaceId": ctx.space_id,
-            "episodeId": observation.episode_id,
-            "seq": seq,
-            "kind": observation.kind.value,
-            "role": observation.role.value,
-            "content": observation.content,
-            "contentHash": content_hash(observation.content),
-            "observedAt": observed_at,
-            "privacy": int(privacy),
-        }
+            episodes[observation.episode_id] = taking_observations(observation.episode_id, episode)
+        props = observation_row(ctx, observation, episode)
         new.append(props)
         results.append(props)
         audit.add(

@@ -27,7 +27,7 @@ from graph.store.db import run
 MAX_EVIDENCE = 50
 
 FIND_OBSERVATIONS: LiteralString = """
-UNWIND $ids AS id
+UNWIND $observationIds AS id
 MATCH (o:Observation {id: id})
 WHERE o.spaceId = $spaceId AND o.privacy <= $maxPrivacy
 RETURN o.id AS id, o.role AS role, o.observedAt AS observedAt, o.erasedAt AS erasedAt,
@@ -35,7 +35,7 @@ RETURN o.id AS id, o.role AS role, o.observedAt AS observedAt, o.erasedAt AS era
 """
 
 FIND_ARTIFACTS: LiteralString = """
-UNWIND $ids AS id
+UNWIND $artifactIds AS id
 MATCH (a:Artifact {id: id})
 WHERE a.spaceId = $spaceId AND a.privacy <= $maxPrivacy
 RETURN a.id AS id, a.recordedAt AS observedAt, a.erasedAt AS erasedAt, null AS episodeId,
@@ -142,30 +142,48 @@ def authority_of(ref: EvidenceRef, role: Role, what: str, field: str) -> Authori
     return authority
 
 
+def cited_ids(refs: list[tuple[EvidenceRef, str]]) -> tuple[list[str], list[str]]:
+    """The observation and artifact ids `(ref, field)` pairs cite (text cites none)."""
+    observation_ids = sorted({r.observation_id for r, _ in refs if r.observation_id})
+    artifact_ids = sorted({r.artifact_id for r, _ in refs if r.artifact_id})
+    return observation_ids, artifact_ids
+
+
 async def resolve_evidence(
     ctx: WriteContext, refs: list[tuple[EvidenceRef, str]]
 ) -> dict[str, ResolvedEvidence]:
     """Check every cited observation/artifact (`(ref, field)` pairs, the field naming the
     input in errors); keyed by target id. Evidence text is not looked up here
     (`inline_evidence.record_inline` records it)."""
-    refs = [(ref, field) for ref, field in refs if ref.text is None]
-    observation_ids = sorted({r.observation_id for r, _ in refs if r.observation_id})
-    artifact_ids = sorted({r.artifact_id for r, _ in refs if r.artifact_id})
-    found: dict[str, dict[str, Any]] = {}
-    lookups: list[tuple[list[str], LiteralString, dict[str, Any]]] = [
-        (observation_ids, FIND_OBSERVATIONS, {"label": "Observation"}),
-        (artifact_ids, FIND_ARTIFACTS, {"label": "Artifact", "role": Role.DOCUMENT.value}),
-    ]
-    for ids, query, marks in lookups:
-        if not ids:
-            continue
-        rows = await run(
-            ctx.tx, query, ids=ids, spaceId=ctx.space_id, maxPrivacy=int(ctx.max_privacy)
+    observation_ids, artifact_ids = cited_ids(refs)
+    params = {"spaceId": ctx.space_id, "maxPrivacy": int(ctx.max_privacy)}
+    observations: list[dict[str, Any]] = []
+    artifacts: list[dict[str, Any]] = []
+    if observation_ids:
+        observations = await run(
+            ctx.tx, FIND_OBSERVATIONS, observationIds=observation_ids, **params
         )
-        for row in rows:
-            found[row["id"]] = {**row, **marks}
+    if artifact_ids:
+        artifacts = await run(ctx.tx, FIND_ARTIFACTS, artifactIds=artifact_ids, **params)
+    return resolved_evidence(ctx, refs, observations, artifacts)
+
+
+def resolved_evidence(
+    ctx: WriteContext,
+    refs: list[tuple[EvidenceRef, str]],
+    observations: list[dict[str, Any]],
+    artifacts: list[dict[str, Any]],
+) -> dict[str, ResolvedEvidence]:
+    """`resolve_evidence` from the rows `FIND_OBSERVATIONS` and `FIND_ARTIFACTS` found."""
+    found: dict[str, dict[str, Any]] = {}
+    for row in observations:
+        found[row["id"]] = {**row, "label": "Observation"}
+    for row in artifacts:
+        found[row["id"]] = {**row, "label": "Artifact", "role": Role.DOCUMENT.value}
     resolved: dict[str, ResolvedEvidence] = {}
     for ref, field in refs:
+        if ref.text is not None:
+            continue
         what = "observation" if ref.observation_id else "artifact"
         target = found.get(ref.target_id)
         if target is None:

@@ -6,24 +6,39 @@ A text is recorded once per tier it is cited at (evidence is at least as private
 in the open episode the reference names or else in the writer's session episode: one per actor,
 space, tier and UTC day, opened on first use (`sessionKey`). A write that is refused records
 nothing, because it is all one transaction.
+
+`plan_inline` numbers the observations from episodes already read (`remember` reads them with
+everything else it looks up, and writes them with its claims); `record_inline` reads, plans and
+writes them itself.
 """
 
 from __future__ import annotations
 
-from typing import LiteralString
+from dataclasses import dataclass, field
+from typing import Any, LiteralString
 
-from graph.commands.episodes import ObservationInput, OpenEpisodeInput, open_episode_in
-from graph.commands.episodes import record_observations_in as record_in
+from graph.commands.audit import AuditLog
+from graph.commands.episodes import (
+    APPEND_OBSERVATIONS,
+    FIND_EPISODE,
+    ObservationInput,
+    OpenEpisodeInput,
+    episode_found,
+    observation_row,
+    open_episode_in,
+    taking_observations,
+)
 from graph.commands.evidence import EvidenceRef, ResolvedEvidence, authority_of
 from graph.commands.writing import WriteContext
 from graph.domain.errors import EngramError
-from graph.domain.model import EpisodeKind, Privacy, Role
+from graph.domain.model import Authority, EpisodeKind, Privacy, Role
+from graph.domain.timeutil import to_native
 from graph.store.db import run
 
 SESSION_EPISODE: LiteralString = """
 MATCH (e:Episode {spaceId: $spaceId, sessionKey: $sessionKey})
 WHERE e.status = 'open' AND e.erasedAt IS NULL
-RETURN e.id AS id
+RETURN properties(e) AS episode
 ORDER BY e.recordedAt DESC
 LIMIT 1
 """
@@ -32,19 +47,119 @@ InlineKey = tuple[EvidenceRef, int]
 """An evidence text as recorded: the reference and the tier it is kept at."""
 
 
-async def _session_episode(ctx: WriteContext, privacy: int) -> str:
+def session_key(ctx: WriteContext, privacy: int) -> str:
+    """The session episode's key of the writer at `privacy` today."""
+    return f"{ctx.actor}:{ctx.now.date().isoformat()}:{privacy}"
+
+
+def texts_cited(cited: list[tuple[EvidenceRef, int, str]]) -> dict[InlineKey, str]:
+    """Each evidence text of `(ref, tier, field)` once per tier, in order, with the field of
+    its first citation."""
+    wanted: dict[InlineKey, str] = {}
+    for ref, privacy, where in cited:
+        if ref.text is not None:
+            wanted.setdefault((ref, privacy), where)
+    return wanted
+
+
+def episodes_wanted(wanted: dict[InlineKey, str]) -> tuple[list[int], list[str]]:
+    """The tiers whose session episodes the texts need, and the episodes they name."""
+    tiers = sorted({privacy for ref, privacy in wanted if ref.episode_id is None})
+    named = sorted({ref.episode_id for ref, _ in wanted if ref.episode_id is not None})
+    return tiers, named
+
+
+@dataclass
+class InlinePlan:
+    """The observations evidence texts become, planned but not yet written."""
+
+    resolved: dict[InlineKey, ResolvedEvidence] = field(default_factory=dict)
+    observations: list[dict[str, Any]] = field(default_factory=list)
+    episodes: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """The episodes taking them, by id, with their new observation counts."""
+    audit: AuditLog = field(default_factory=AuditLog)
+
+    def counts(self) -> list[dict[str, Any]]:
+        """The `$counts` of APPEND_OBSERVATIONS: each episode's new counts per tier."""
+        return [
+            {"id": episode_id, "counts": episode["observationCounts"]}
+            for episode_id, episode in self.episodes.items()
+        ]
+
+
+async def plan_inline(
+    ctx: WriteContext,
+    wanted: dict[InlineKey, str],
+    sessions: dict[int, dict[str, Any] | None],
+    named: dict[str, dict[str, Any] | None],
+) -> InlinePlan:
+    """Plan the observations of the texts `wanted` (`texts_cited`), given the stored session
+    episode of each tier they need (`None`: none yet, opened now) and the stored episodes they
+    name (`None`: not found). A failure names the first text citing what failed."""
+    plan = InlinePlan()
+    authorities: list[Authority] = []
+    for (ref, _), where in wanted.items():
+        authorities.append(authority_of(ref, ref.role or Role.USER, "observation", where))
+    session_ids: dict[int, str] = {}
+    for privacy, stored in sessions.items():
+        if stored is None:
+            stored = await _open_session(ctx, privacy)
+        episode_id = session_ids[privacy] = str(stored["id"])
+        plan.episodes[episode_id] = taking_observations(episode_id, dict(stored))
+    for ((ref, privacy), where), authority in zip(wanted.items(), authorities, strict=True):
+        episode_id = ref.episode_id or session_ids[privacy]
+        role = ref.role or Role.USER
+        try:
+            episode = plan.episodes.get(episode_id)
+            if episode is None:
+                episode = dict(episode_found(ctx, episode_id, named.get(episode_id)))
+                plan.episodes[episode_id] = taking_observations(episode_id, episode)
+            props = observation_row(
+                ctx,
+                ObservationInput(
+                    episode_id=episode_id,
+                    content=ref.text or "",
+                    role=role,
+                    observed_at=ref.observed_at,
+                    privacy=Privacy(privacy),
+                ),
+                episode,
+            )
+        except EngramError as failure:
+            raise failure.at(where) from None
+        plan.observations.append(props)
+        plan.audit.add(
+            "recordObservation",
+            [props["id"]],
+            result={"observationId": props["id"]},
+            detail=episode_id,
+        )
+        recorded_ref = EvidenceRef(
+            observation_id=props["id"], authority=ref.authority, note=ref.note
+        )
+        plan.resolved[(ref, privacy)] = ResolvedEvidence(
+            recorded_ref,
+            "Observation",
+            authority,
+            to_native(props["observedAt"]),
+            Privacy(privacy),
+            episode_id,
+            props["content"],
+            None,
+        )
+    return plan
+
+
+async def _open_session(ctx: WriteContext, privacy: int) -> dict[str, Any]:
     day = ctx.now.date().isoformat()
-    session_key = f"{ctx.actor}:{day}:{privacy}"
-    rows = await run(ctx.tx, SESSION_EPISODE, spaceId=ctx.space_id, sessionKey=session_key)
-    if rows:
-        return str(rows[0]["id"])
     opening = OpenEpisodeInput(
         title=f"Evidence {ctx.actor} gave inline on {day}",
         kind=EpisodeKind.CONVERSATION,
         participants=[ctx.actor],
         privacy=Privacy(privacy),
     )
-    return (await open_episode_in(ctx, opening, session_key=session_key)).id
+    opened = await open_episode_in(ctx, opening, session_key=session_key(ctx, privacy))
+    return {"id": opened.id, "status": opened.status.value, "privacy": privacy}
 
 
 async def record_inline(
@@ -52,51 +167,30 @@ async def record_inline(
 ) -> dict[InlineKey, ResolvedEvidence]:
     """Record each evidence text of `(ref, tier, field)` once per tier, in order; the field
     names the input in errors."""
-    wanted: dict[InlineKey, str] = {}
-    for ref, privacy, field in cited:
-        if ref.text is not None:
-            wanted.setdefault((ref, privacy), field)
+    wanted = texts_cited(cited)
     if not wanted:
         return {}
-    sessions: dict[int, str] = {}
-    observations = []
-    authorities = []
-    for (ref, privacy), field in wanted.items():
-        role = ref.role or Role.USER
-        authorities.append(authority_of(ref, role, "observation", field))
-        if ref.episode_id is None and privacy not in sessions:
-            sessions[privacy] = await _session_episode(ctx, privacy)
-        observations.append(
-            ObservationInput(
-                episode_id=ref.episode_id or sessions[privacy],
-                content=ref.text or "",
-                role=role,
-                observed_at=ref.observed_at,
-                privacy=Privacy(privacy),
-            )
+    tiers, named_ids = episodes_wanted(wanted)
+    sessions: dict[int, dict[str, Any] | None] = {}
+    for privacy in tiers:
+        rows = await run(
+            ctx.tx,
+            SESSION_EPISODE,
+            spaceId=ctx.space_id,
+            sessionKey=session_key(ctx, privacy),
         )
-    try:
-        recorded = await record_in(ctx, observations)
-    except EngramError as failure:
-        # An episode that takes no observation: named at the first text citing it.
-        culprit = next(
-            (f for (r, _), f in wanted.items() if r.episode_id and r.episode_id in failure.message),
-            next(iter(wanted.values())),
-        )
-        raise failure.at(culprit) from None
-    resolved: dict[InlineKey, ResolvedEvidence] = {}
-    for (ref, privacy), observation, authority in zip(wanted, recorded, authorities, strict=True):
-        recorded_ref = EvidenceRef(
-            observation_id=observation.id, authority=ref.authority, note=ref.note
-        )
-        resolved[(ref, privacy)] = ResolvedEvidence(
-            recorded_ref,
-            "Observation",
-            authority,
-            observation.observed_at,
-            Privacy(privacy),
-            observation.episode_id,
-            observation.content,
-            None,
-        )
-    return resolved
+        sessions[privacy] = rows[0]["episode"] if rows else None
+    named: dict[str, dict[str, Any] | None] = {}
+    for episode_id in named_ids:
+        rows = await run(ctx.tx, FIND_EPISODE, id=episode_id, spaceId=ctx.space_id)
+        named[episode_id] = rows[0]["episode"] if rows else None
+    plan = await plan_inline(ctx, wanted, sessions, named)
+    await run(
+        ctx.tx,
+        APPEND_OBSERVATIONS,
+        observations=plan.observations,
+        counts=plan.counts(),
+        now=ctx.now,
+    )
+    await plan.audit.write(ctx)
+    return plan.resolved

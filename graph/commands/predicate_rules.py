@@ -72,10 +72,11 @@ class PredicateRules:
 
 async def load_rules(ctx: WriteContext) -> PredicateRules:
     [row] = await run(ctx.tx, RULES_OF_SPACE, spaceId=ctx.space_id)
-    return _rules(row)
+    return rules_of(row)
 
 
-def _rules(row: dict[str, Any]) -> PredicateRules:
+def rules_of(row: dict[str, Any]) -> PredicateRules:
+    """The rules from a row of `RULES_OF_SPACE` (its `one` and `many`)."""
     declared = {p: Cardinality.ONE for p in row["one"]} | {p: Cardinality.MANY for p in row["many"]}
     return PredicateRules(declared)
 
@@ -110,4 +111,4 @@ async def declare_predicate(
 async def predicate_rules(graph: Graph, space_id: str) -> PredicateRules:
     """The rules of the space with id `space_id` (its readers' business, as its name is)."""
     rows = await graph.read(RULES_OF_SPACE, spaceId=space_id)
-    return _rules(rows[0]) if rows else PredicateRules({})
+    return rules_of(rows[0]) if rows else PredicateRules({})

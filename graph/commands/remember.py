@@ -22,7 +22,7 @@ from typing import Any
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, JsonValue, model_validator
 
 from graph.commands.audit import AuditLog, check_idempotency_key, find_replays, request_hash
-from graph.commands.entity_refs import EntityRef
+from graph.commands.entity_refs import EntityRef, find_entities
 from graph.commands.evidence import (
     MAX_EVIDENCE,
     EvidencePlan,
@@ -33,7 +33,7 @@ from graph.commands.evidence import (
 from graph.commands.inline_evidence import record_inline
 from graph.commands.predicate_rules import load_rules
 from graph.commands.remember_plan import batch_entities, checked_item, key_of, results_of
-from graph.commands.remember_refs import Path, plan_entities
+from graph.commands.remember_refs import Path, entity_refs_of, plan_entities
 from graph.commands.revisions import (
     WritePlan,
     load_key_states,
@@ -216,7 +216,7 @@ async def _remember_in(
             raise Forbidden(
                 f"this key may not write at privacy {tier}", field=path(index, "privacy")
             )
-    batch = await plan_entities(ctx, fresh, path)
+    batch = plan_entities(ctx, fresh, path, await find_entities(ctx, entity_refs_of(fresh)))
     work = [
         (index, extra, MemoryType.ENTITY, True)
         for index, _, _ in fresh

@@ -100,15 +100,19 @@ async def results_of(
     evidence: dict[Any, ResolvedEvidence],
 ) -> list[Claim]:
     """The claims a remember answers with: rows written now are built from what was written
-    (no second read of a large batch); corroborated and replayed rows are loaded."""
-    written = {str(row["id"]): row for row in plan.rows if row.get("supersededAt") is None}
+    (no second read of a large batch; a row superseded again in the same batch ends where it
+    begins), stored rows corroborated and replayed rows are loaded, and so are rows written now
+    that got copies of a stored row's evidence (only the database has those)."""
+    copied = {copy["toId"] for copy in evidence_plan.copies}
+    written = {str(row["id"]): row for row in plan.rows if row["id"] not in copied}
     by_target = {e.ref.target_id: e for e in evidence.values()}
     links: dict[str, list[dict[str, Any]]] = {}
     for link in evidence_plan.links:
         if link["claimId"] in written:
             cited = by_target[link["targetId"]]
             links.setdefault(link["claimId"], []).append(cited.projection(link, ctx.now))
-    loaded = await load_claims(ctx, [i for i in result_ids if i not in written])
+    unwritten = [i for i in result_ids if i not in written]
+    loaded = await load_claims(ctx, unwritten) if unwritten else {}
     return [
         claim_record({**written[i], "recordedAt": ctx.now}, links.get(i, []))
         if i in written

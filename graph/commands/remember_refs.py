@@ -16,14 +16,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from graph.commands.entity_refs import (
-    EntityRef,
-    ResolvedEntity,
-    find_entities,
-    only_candidate,
-)
+from graph.commands.entity_refs import EntityRef, ResolvedEntity, only_candidate
 from graph.commands.predicate_rules import PredicateRules
 from graph.commands.writing import WriteContext
 from graph.domain import memory_types as mt
@@ -47,30 +42,42 @@ class BatchEntities:
     """Entity claims the batch adds, before the item (by index) that named them."""
 
 
-def _names_of(item: RememberInput) -> list[list[str]]:
+def _names_of(item: RememberInput) -> list[tuple[str, ...]]:
     value = item.value if isinstance(item.value, dict) else {}
     canonical = (item.key or "").split(":", 2)[-1]
     aliases = value.get("aliases")
     names = [value.get("name") or canonical, *(aliases if isinstance(aliases, list) else [])]
-    return [mt.name_words(n) for n in names if isinstance(n, str)]
+    return [tuple(mt.name_words(n)) for n in names if isinstance(n, str)]
 
 
-async def plan_entities(
+def entity_refs_of(items: list[tuple[int, RememberInput, MemoryType]]) -> list[EntityRef]:
+    """The subjects and objects of `items`, in order."""
+    return [ref for _, item, _ in items for ref in (item.subject, item.object) if ref is not None]
+
+
+def plan_entities(
     ctx: WriteContext,
     items: list[tuple[int, RememberInput, MemoryType]],
     path: Path,
+    candidates: dict[EntityRef, dict[str, dict[str, Any]]],
 ) -> BatchEntities:
-    """Find or plan the entity of every subject and object of `items` (`(index, item, type)`)."""
+    """Find or plan the entity of every subject and object of `items` (`(index, item, type)`),
+    given every visible entity each may mean (`entity_refs.find_entities`)."""
     from graph.commands.remember import RememberInput, validate
 
     written = {item.key: item for _, item, t in items if t is MemoryType.ENTITY and item.key}
+    # The batch's own entity claims by each name they give, so a name is matched against them
+    # in one look-up, not by reading all of them again for every reference.
+    spoken: dict[tuple[str, ...], set[str]] = {}
+    for key, entity in written.items():
+        for words in _names_of(entity):
+            spoken.setdefault(words, set()).add(key)
     refs = [
         (index, item, ref, role)
         for index, item, _ in items
         for ref, role in ((item.subject, "subject"), (item.object, "object"))
         if ref is not None
     ]
-    candidates = await find_entities(ctx, [ref for _, _, ref, _ in refs])
     batch = BatchEntities()
     for index, item, ref, role in refs:
         if ref in batch.found:
@@ -79,12 +86,10 @@ async def plan_entities(
         derived = ref.derived_key()
         in_batch = {ref.key} & written.keys() if ref.key else set()
         if ref.name is not None:
-            words = mt.name_words(ref.name)
             in_batch |= {
                 key
-                for key, entity in written.items()
-                if words in _names_of(entity)
-                and (ref.kind is None or key.startswith(f"entity:{ref.kind}:"))
+                for key in spoken.get(tuple(mt.name_words(ref.name)), set())
+                if ref.kind is None or key.startswith(f"entity:{ref.kind}:")
             }
         if derived is not None and derived in written:
             in_batch.add(derived)
@@ -119,6 +124,8 @@ async def plan_entities(
                 ) from None
             batch.created.setdefault(index, []).append(created)
             written[derived] = created
+            for words in _names_of(created):
+                spoken.setdefault(words, set()).add(derived)
             batch.found[ref] = derived
         else:
             only_candidate(ctx, ref, rows, path(index, role))  # raises NOT_FOUND

@@ -12,6 +12,7 @@ from datetime import datetime
 from typing import Any, LiteralString
 
 from graph.commands.captions import caption, kind_label, refresh_display_names
+from graph.commands.entity_names import spoken_names
 from graph.commands.writing import WriteContext, new_id
 from graph.domain import memory_types as mt
 from graph.domain.errors import Forgotten, NotFound, ValidationFailed
@@ -154,16 +155,18 @@ async def load_key_states(ctx: WriteContext, keys: list[str]) -> dict[str, KeySt
         spaceId=ctx.space_id,
         maxPrivacy=int(ctx.max_privacy),
     )
-    return {
-        row["key"]: KeyState(
-            key=row["key"],
-            heads={int(p): int(n) for p, n in row["heads"]},
-            current=[native_props(props) for props in row["current"]],
-            entity_id=row["entityId"],
-            entity_privacy=row["entityPrivacy"],
-        )
-        for row in rows
-    }
+    return {row["key"]: key_state(row) for row in rows}
+
+
+def key_state(row: dict[str, Any]) -> KeyState:
+    """A key's state from its row of `LOAD_KEY_STATES`."""
+    return KeyState(
+        key=row["key"],
+        heads={int(p): int(n) for p, n in row["heads"]},
+        current=[native_props(props) for props in row["current"]],
+        entity_id=row["entityId"],
+        entity_privacy=row["entityPrivacy"],
+    )
 
 
 async def load_claims(ctx: WriteContext, ids: list[str]) -> dict[str, Claim]:
@@ -242,6 +245,7 @@ def claim_row(
         aliases = [a for a in (value or {}).get("aliases", []) if a != name]
         row["name"] = name
         row["aliases"] = aliases
+        row["spokenNames"] = spoken_names([name, *aliases])
         also = f" (also: {', '.join(aliases)})" if aliases else ""
         attrs = mt.summarize((value or {}).get("attrs"))
         summary = f"{name}{also}" + (f"; {attrs}" if attrs else "")

@@ -70,7 +70,7 @@ DELETE r
 WITH DISTINCT c
 SET c.erasedAt = coalesce(c.erasedAt, $now), c.key = 'forgotten:' + c.id
 REMOVE c:Unembedded
-REMOVE c.valueJson, c.text, c.caption, c.name, c.aliases, c.reason, c.predicate,
+REMOVE c.valueJson, c.text, c.caption, c.name, c.aliases, c.spokenNames, c.reason, c.predicate,
        c.subjectId, c.objectId
 """
 

@@ -23,6 +23,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, LiteralString
 
+from graph.commands.entity_names import FILL_SPOKEN_NAMES
 from graph.domain.errors import SetupError
 from graph.erasure.ledger import replay_ledger, retract_orphans
 from graph.erasure.purge_outbox import purge_blobs, purge_spaces
@@ -185,6 +186,8 @@ async def restore(
     await target.write(DROP_RESTORE_INDEX)
     async with target.driver.session(database=target.database) as session:
         await (await session.run(TO_EMBED_AGAIN)).consume()
+        # An archive made before entity claims carried their spoken names (V0011) gets them.
+        await (await session.run(FILL_SPOKEN_NAMES)).consume()
     watermark = datetime.fromisoformat(manifest["watermark"])
     await target.write(SET_ALL_CLOCKS, now=watermark)
     replayed = await replay_ledger(target, ledger) if ledger is not None else 0

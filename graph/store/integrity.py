@@ -62,7 +62,7 @@ WHERE e.erasedAt IS NOT NULL AND (e.name IS NOT NULL OR size(labels(e)) > 1)
 RETURN e.id AS id
 UNION
 MATCH (c:Claim)
-WHERE c.erasedAt IS NOT NULL AND c.caption IS NOT NULL
+WHERE c.erasedAt IS NOT NULL AND (c.caption IS NOT NULL OR c.spokenNames IS NOT NULL)
 RETURN c.id AS id
 """
 
