@@ -148,11 +148,7 @@ class Settings(BaseSettings):
     def _config_is_settings(cls, value: str) -> str:
         for pair in value.split():
             key, equals, setting = pair.partition("=")
-            if (
-                not equals
-                or not setting
-                or not re.fullmatch(r"[a-z][a-z0-9_]*(\.[a-z0-9_]+)+", key)
-            ):
+            if not (equals and setting and _SETTING_NAME.fullmatch(key)):
                 raise ValueError(
                     f"ENGRAM_NEO4J_CONFIG holds neo4j.conf settings as key=value; got {pair!r}"
                 )
