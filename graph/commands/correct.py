@@ -17,12 +17,12 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any, LiteralString
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, JsonValue, model_validator
 
 from graph.commands.audit import AuditLog, check_idempotency_key, find_replays, request_hash
+from graph.commands.claim_rows import ClaimContent, ClaimRow, claim_row
 from graph.commands.entity_refs import EntityRef, resolve_entities
 from graph.commands.evidence import (
     MAX_EVIDENCE,
@@ -33,10 +33,9 @@ from graph.commands.evidence import (
 )
 from graph.commands.inline_evidence import record_inline
 from graph.commands.revisions import (
+    KeyState,
     WritePlan,
-    claim_row,
     current_of_key,
-    interval_of,
     load_claims,
     load_key_states,
 )
@@ -152,23 +151,23 @@ async def _correct_in(ctx: WriteContext, change: CorrectInput) -> Claim:
     claim_id = change.claim_id or await current_of_key(ctx, change.claim_key or "")
     ids = [claim_id] + ([change.against_claim_id] if change.against_claim_id else [])
     found = {
-        row["claim"]["id"]: row["claim"]
+        row["claim"]["id"]: ClaimRow.from_props(row["claim"])
         for row in await run(ctx.tx, TARGET_CLAIMS, ids=ids, spaceId=ctx.space_id)
     }
     targets = [_existing_target(ctx, found.get(claim_id), claim_id) for claim_id in ids]
     target = targets[0]
-    states = await load_key_states(ctx, [t["key"] for t in targets])
-    state = states[target["key"]]
-    head = state.head_at(target["privacy"])
+    states = await load_key_states(ctx, [t.key for t in targets])
+    state = states[target.key]
+    head = state.head_at(target.privacy)
     if change.expected_revision is not None and change.expected_revision != head:
         raise RevisionConflict(
-            f"{target['key']} is at revision {head}, not {change.expected_revision}",
+            f"{target.key} is at revision {head}, not {change.expected_revision}",
             field="expectedRevision",
         )
     for row in targets:
         _still_current(row)
     # Evidence text is kept at the tier of the rows it is linked to (old and new).
-    tier = max(int(target["privacy"]), int(change.privacy or 0))
+    tier = max(int(target.privacy), int(change.privacy or 0))
     refs = [(ref, f"evidence[{n}]") for n, ref in enumerate(change.evidence)]
     evidence: dict[Any, ResolvedEvidence] = dict(await resolve_evidence(ctx, refs))
     evidence.update(await record_inline(ctx, [(ref, tier, where) for ref, where in refs]))
@@ -178,16 +177,16 @@ async def _correct_in(ctx: WriteContext, change: CorrectInput) -> Claim:
 
     plan = WritePlan()
     evidence_plan = EvidencePlan()
-    old_row = next(row for row in state.current if row["id"] == target["id"])
+    old_row = state.row(target.id)
     reason = change.reason
     if change.kind is CorrectionKind.SUPERSEDE:
         new_row = await _supersede(ctx, change, old_row, state, plan, evidence_plan, cited)
     elif change.kind is CorrectionKind.RETRACT:
-        if old_row["status"] == ClaimStatus.RETRACTED.value:
-            raise ValidationFailed(f"claim {target['id']} is already retracted", field="kind")
+        if old_row.status is ClaimStatus.RETRACTED:
+            raise ValidationFailed(f"claim {target.id} is already retracted", field="kind")
         plan.supersede(ctx, old_row, state)
         new_row = plan.restate(
-            ctx, old_row, state, interval_of(old_row), status=ClaimStatus.RETRACTED, reason=reason
+            ctx, old_row, state, old_row.interval(), status=ClaimStatus.RETRACTED, reason=reason
         )
         for resolved in cited:
             evidence_plan.link(new_row, EvidenceKind.CONTRADICTED_BY, resolved)
@@ -198,13 +197,13 @@ async def _correct_in(ctx: WriteContext, change: CorrectInput) -> Claim:
     for resolved in cited:
         evidence_plan.link(old_row, EvidenceKind.CORRECTED_BY, resolved)
 
-    other_row: dict[str, Any] | None = None
+    other_row: ClaimRow | None = None
     if change.against_claim_id is not None:
         other = targets[1]
-        if other["id"] == target["id"]:
+        if other.id == target.id:
             raise ValidationFailed("a claim cannot dispute itself", field="againstClaimId")
-        other_state = states[other["key"]]
-        other_old = next(row for row in other_state.current if row["id"] == other["id"])
+        other_state = states[other.key]
+        other_old = other_state.row(other.id)
         other_row = _dispute(ctx, other_old, other_state, plan, evidence_plan, reason)
 
     await plan.write(ctx)
@@ -212,43 +211,41 @@ async def _correct_in(ctx: WriteContext, change: CorrectInput) -> Claim:
     if other_row is not None:
         # Each disputed side is contradicted by what supports the other.
         copies = [
-            {"fromId": other_row["id"], "toId": new_row["id"], "kind": "CONTRADICTED_BY"},
-            {"fromId": new_row["id"], "toId": other_row["id"], "kind": "CONTRADICTED_BY"},
+            {"fromId": other_row.id, "toId": new_row.id, "kind": "CONTRADICTED_BY"},
+            {"fromId": new_row.id, "toId": other_row.id, "kind": "CONTRADICTED_BY"},
         ]
         for copy in copies:
             copy["note"] = f"supports the disputing claim {copy['fromId']}"
         await run(
             ctx.tx, COPY_EVIDENCE_AS, copies=copies, now=ctx.now, maxPrivacy=int(ctx.max_privacy)
         )
-        await run(ctx.tx, LINK_DISPUTE, aId=new_row["id"], bId=other_row["id"], now=ctx.now)
+        await run(ctx.tx, LINK_DISPUTE, aId=new_row.id, bId=other_row.id, now=ctx.now)
 
     audit = AuditLog()
     audit.add(
         "correct",
-        [str(new_row["id"]), *([str(other_row["id"])] if other_row else [])],
+        [new_row.id, *([other_row.id] if other_row else [])],
         idempotency_key=change.idempotency_key,
         request_hash=fingerprint if change.idempotency_key else None,
-        result={"claimId": new_row["id"]},
+        result={"claimId": new_row.id},
         detail=str(change.kind),
     )
     await audit.write(ctx)
-    return (await load_claims(ctx, [new_row["id"]]))[new_row["id"]]
+    return (await load_claims(ctx, [new_row.id]))[new_row.id]
 
 
-def _existing_target(
-    ctx: WriteContext, row: dict[str, Any] | None, claim_id: str
-) -> dict[str, Any]:
-    if row is None or int(row["privacy"]) > ctx.max_privacy:
+def _existing_target(ctx: WriteContext, row: ClaimRow | None, claim_id: str) -> ClaimRow:
+    if row is None or row.privacy > ctx.max_privacy:
         raise NotFound(f"no claim {claim_id!r} in this space", field="claimId")
-    if row.get("erasedAt") is not None:
+    if row.erased_at is not None:
         raise Forgotten(f"claim {claim_id!r} was forgotten", field="claimId")
     return row
 
 
-def _still_current(row: dict[str, Any]) -> None:
-    if row.get("supersededAt") is not None:
+def _still_current(row: ClaimRow) -> None:
+    if row.superseded_at is not None:
         raise RevisionConflict(
-            f"claim {row['id']!r} (revision {row['revision']} of {row['key']}) was already "
+            f"claim {row.id!r} (revision {row.revision} of {row.key}) was already "
             "superseded; correct its current revision",
             field="claimId",
         )
@@ -256,55 +253,55 @@ def _still_current(row: dict[str, Any]) -> None:
 
 def _dispute(
     ctx: WriteContext,
-    old_row: dict[str, Any],
-    state: Any,
+    old_row: ClaimRow,
+    state: KeyState,
     plan: WritePlan,
     evidence_plan: EvidencePlan,
     reason: str,
-) -> dict[str, Any]:
-    if old_row["status"] == ClaimStatus.RETRACTED.value:
-        raise ValidationFailed(f"claim {old_row['id']} is retracted; nothing to dispute")
+) -> ClaimRow:
+    if old_row.status is ClaimStatus.RETRACTED:
+        raise ValidationFailed(f"claim {old_row.id} is retracted; nothing to dispute")
     plan.supersede(ctx, old_row, state)
     row = plan.restate(
-        ctx, old_row, state, interval_of(old_row), status=ClaimStatus.DISPUTED, reason=reason
+        ctx, old_row, state, old_row.interval(), status=ClaimStatus.DISPUTED, reason=reason
     )
-    evidence_plan.copy_support(old_row, row["id"])
+    evidence_plan.copy_support(old_row, row.id)
     return row
 
 
 async def _supersede(
     ctx: WriteContext,
     change: CorrectInput,
-    old_row: dict[str, Any],
-    state: Any,
+    old_row: ClaimRow,
+    state: KeyState,
     plan: WritePlan,
     evidence_plan: EvidencePlan,
     cited: list[Any],
-) -> dict[str, Any]:
-    memory_type = MemoryType(old_row["type"])
+) -> ClaimRow:
+    memory_type = old_row.type
     given = change.model_fields_set
-    value = change.value if "value" in given else _old_value(old_row)
-    parsed = mt.parse_key(old_row["key"])
+    value = change.value if "value" in given else old_row.value()
+    parsed = mt.parse_key(old_row.key)
     if memory_type is not MemoryType.FACT:
         mt.check_value(parsed, value)
     if len(canonical_json(value).encode()) > mt.MAX_VALUE_BYTES:
         raise ValidationFailed(f"value is larger than {mt.MAX_VALUE_BYTES} bytes", field="value")
-    object_id = old_row.get("objectId")
+    object_id = old_row.object_id
     object_name = None
     if change.object is not None:
-        if old_row.get("objectId") is None:
+        if old_row.object_id is None:
             raise ValidationFailed("this claim has a literal value, not an object", field="object")
         if parsed.part("object") is not None:
             raise ValidationFailed(
-                f"the object is part of key {old_row['key']!r}; retract this fact and remember "
+                f"the object is part of key {old_row.key!r}; retract this fact and remember "
                 "the new one",
                 field="object",
             )
         resolved = (await resolve_entities(ctx, [(change.object, "object")]))[change.object]
         object_id, object_name = resolved.id, resolved.canonical
-    confidence = change.confidence if change.confidence is not None else old_row["confidence"]
+    confidence = change.confidence if change.confidence is not None else old_row.confidence
     mt.check_gate(memory_type, confidence=confidence, authorities={e.authority for e in cited})
-    old_interval = interval_of(old_row)
+    old_interval = old_row.interval()
     start = change.valid_from if "valid_from" in given else old_interval.start
     end = change.valid_to if "valid_to" in given else old_interval.end
     try:
@@ -314,7 +311,7 @@ async def _supersede(
             "the corrected interval ends before it starts", field="validTo"
         ) from None
 
-    privacy = change.privacy if change.privacy is not None else Privacy(old_row["privacy"])
+    privacy = change.privacy if change.privacy is not None else old_row.privacy
     if privacy > ctx.max_privacy:
         raise Forbidden(
             f"this key may not write at privacy {privacy.name.lower()}", field="privacy"
@@ -322,60 +319,50 @@ async def _supersede(
     plan.supersede(ctx, old_row, state)
     for piece in pieces_kept(old_interval, interval, keep_tail=False):
         kept = plan.restate(ctx, old_row, state, piece)
-        evidence_plan.copy_support(old_row, kept["id"])
+        evidence_plan.copy_support(old_row, kept.id)
     if mt.POLICIES[memory_type] is Policy.OVERWRITE:
         # One value per time slice: the corrected interval replaces whatever else held then.
-        for other in [r for r in state.line(privacy) if interval_of(r).overlaps(interval)]:
+        for other in [r for r in state.line(privacy) if r.interval().overlaps(interval)]:
             plan.supersede(ctx, other, state)
-            for piece in pieces_kept(interval_of(other), interval, keep_tail=True):
+            for piece in pieces_kept(other.interval(), interval, keep_tail=True):
                 kept = plan.restate(ctx, other, state, piece)
-                evidence_plan.copy_support(other, kept["id"])
+                evidence_plan.copy_support(other, kept.id)
     names = await _names(ctx, old_row, object_id, object_name)
     row = claim_row(
         ctx,
-        key=old_row["key"],
+        key=old_row.key,
         revision=state.next_revision(privacy),
         memory_type=memory_type,
-        value=value,
-        content={
-            "subjectId": old_row.get("subjectId"),
-            "predicate": old_row.get("predicate"),
-            "objectId": object_id,
-            "valueJson": canonical_json(value),
-        },
+        content=ClaimContent(old_row.subject_id, old_row.predicate, object_id, value),
         confidence=confidence,
-        importance=change.importance if change.importance is not None else old_row["importance"],
+        importance=change.importance if change.importance is not None else old_row.importance,
         privacy=privacy,
-        pinned=bool(old_row.get("pinned")),
+        pinned=old_row.pinned,
         interval=interval,
         subject_name=names[0],
         object_name=names[1],
         reason=change.reason,
     )
-    plan.create(row, state, revises=str(old_row["id"]))
+    plan.create(row, state, revises=old_row.id)
     validity_only = (
-        old_row["status"] in (ClaimStatus.ACTIVE.value, ClaimStatus.DISPUTED.value)
+        old_row.status in (ClaimStatus.ACTIVE, ClaimStatus.DISPUTED)
         and interval != old_interval
-        and canonical_json(value) == old_row.get("valueJson")
-        and object_id == old_row.get("objectId")
-        and int(privacy) == int(old_row["privacy"])
-        and confidence == old_row["confidence"]
-        and row["importance"] == old_row["importance"]
+        and row.value_json == old_row.value_json
+        and object_id == old_row.object_id
+        and privacy == old_row.privacy
+        and confidence == old_row.confidence
+        and row.importance == old_row.importance
     )
     if validity_only:
         # Only the validity changed: what showed the fact still shows it for the time it held,
         # and the correction's evidence says why it holds for less (or more) of it.
-        evidence_plan.copy_support(old_row, row["id"])
+        evidence_plan.copy_support(old_row, row.id)
         kind = EvidenceKind.CORRECTED_BY
     else:
         kind = EvidenceKind.SUPPORTED_BY
     for resolved_evidence in cited:
         evidence_plan.link(row, kind, resolved_evidence)
     return row
-
-
-def _old_value(row: dict[str, Any]) -> Any:
-    return json.loads(row["valueJson"]) if row.get("valueJson") is not None else None
 
 
 ENTITY_CANONICALS: LiteralString = """
@@ -386,11 +373,11 @@ RETURN e.id AS id, e.canonical AS canonical
 
 
 async def _names(
-    ctx: WriteContext, row: dict[str, Any], object_id: str | None, object_name: str | None
+    ctx: WriteContext, row: ClaimRow, object_id: str | None, object_name: str | None
 ) -> tuple[str | None, str | None]:
-    ids = [i for i in (row.get("subjectId"), object_id) if i]
+    ids = [i for i in (row.subject_id, object_id) if i]
     if not ids:
         return None, object_name
     found = {r["id"]: r["canonical"] for r in await run(ctx.tx, ENTITY_CANONICALS, ids=ids)}
-    subject = found.get(row.get("subjectId") or "")
+    subject = found.get(row.subject_id or "")
     return subject, object_name or (found.get(object_id) if object_id else None)

@@ -17,6 +17,7 @@ from typing import Any, LiteralString
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, model_validator
 
+from graph.commands.claim_rows import ClaimRow
 from graph.commands.episodes import MAX_OBSERVATION_CHARS
 from graph.commands.writing import WriteContext
 from graph.domain.errors import Forgotten, NotFound, ValidationFailed
@@ -217,44 +218,44 @@ class EvidencePlan:
 
     def link(
         self,
-        claim: dict[str, Any],
+        claim: ClaimRow,
         kind: EvidenceKind,
         evidence: ResolvedEvidence,
         *,
         authority: Authority | None = None,
     ) -> None:
-        if evidence.privacy < int(claim["privacy"]):
+        if evidence.privacy < claim.privacy:
             what = evidence.label.lower()
             raise ValidationFailed(
                 f"{what} {evidence.ref.target_id!r} is {evidence.privacy.name.lower()}, less "
-                f"private than the claim ({Privacy(int(claim['privacy'])).name.lower()}) it "
+                f"private than the claim ({claim.privacy.name.lower()}) it "
                 "would support: evidence is at least as private as its claim (record it at the "
                 "claim's privacy)",
                 field="evidence",
             )
         self.links.append(
             {
-                "claimId": claim["id"],
+                "claimId": claim.id,
                 "label": evidence.label,
                 "kind": kind.value,
                 "targetId": evidence.ref.target_id,
                 "props": {
                     "authority": (authority or evidence.authority).value,
                     "note": evidence.ref.note,
-                    "spaceId": claim["spaceId"],
-                    "privacy": claim["privacy"],
+                    "spaceId": claim.space_id,
+                    "privacy": int(claim.privacy),
                 },
             }
         )
 
-    def copy_support(self, old: dict[str, Any], to_id: str) -> None:
+    def copy_support(self, old: ClaimRow, to_id: str) -> None:
         """The new row `to_id` keeps the supporting evidence of the row `old` it re-states. A
         stored row's edges are copied when the plan is written (after this plan's own links);
         a row planned in this same transaction has no stored edges to copy, so its planned
         links and the copies into it are repeated for the new row (one Cypher statement would
         not see the edges it creates itself)."""
-        from_id = str(old["id"])
-        if old.get("recordedAt") is not None:
+        from_id = old.id
+        if old.recorded_at is not None:
             self.copies.append({"fromId": from_id, "toId": to_id})
             return
         supported = EvidenceKind.SUPPORTED_BY.value

@@ -8,22 +8,17 @@ from __future__ import annotations
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from graph.commands.claim_rows import ClaimContent, claim_row
 from graph.commands.entity_refs import EntityRef, ResolvedEntity
 from graph.commands.evidence import EvidencePlan, EvidenceRef, ResolvedEvidence
 from graph.commands.predicate_rules import PredicateRules
 from graph.commands.remember_refs import BatchEntities, fact_key
-from graph.commands.revisions import (
-    KeyState,
-    WritePlan,
-    claim_row,
-    interval_of,
-    load_claims,
-)
+from graph.commands.revisions import KeyState, WritePlan, load_claims
 from graph.commands.writing import WriteContext
 from graph.domain import memory_types as mt
 from graph.domain.errors import Conflict, RevisionConflict
 from graph.domain.intervals import Interval, pieces_kept
-from graph.domain.model import Claim, EvidenceKind, MemoryType, Policy, Privacy, canonical_json
+from graph.domain.model import Claim, ClaimStatus, EvidenceKind, MemoryType, Policy, Privacy
 from graph.store.rows import claim_record
 
 if TYPE_CHECKING:
@@ -104,7 +99,7 @@ async def results_of(
     begins), stored rows corroborated and replayed rows are loaded, and so are rows written now
     that got copies of a stored row's evidence (only the database has those)."""
     copied = {copy["toId"] for copy in evidence_plan.copies}
-    written = {str(row["id"]): row for row in plan.rows if row["id"] not in copied}
+    written = {row.id: row for row in plan.rows if row.id not in copied}
     by_target = {e.ref.target_id: e for e in evidence.values()}
     links: dict[str, list[dict[str, Any]]] = {}
     for link in evidence_plan.links:
@@ -114,7 +109,7 @@ async def results_of(
     unwritten = [i for i in result_ids if i not in written]
     loaded = await load_claims(ctx, unwritten) if unwritten else {}
     return [
-        claim_record({**written[i], "recordedAt": ctx.now}, links.get(i, []))
+        claim_record(written[i].stored_props(ctx.now), links.get(i, []))
         if i in written
         else loaded[i]
         for i in result_ids
@@ -161,12 +156,7 @@ def _plan_item(
         subject_id = plan.entity_for(ctx, key, state, item.privacy)
     else:
         subject_id = subject.id if subject else None
-    content = {
-        "subjectId": subject_id,
-        "predicate": item.predicate,
-        "objectId": obj.id if obj else None,
-        "valueJson": canonical_json(item.value),
-    }
+    content = ClaimContent(subject_id, item.predicate, obj.id if obj else None, item.value)
     policy = mt.POLICIES[memory_type]
 
     # A key's rows at each tier are a line of their own: a write changes only its own tier's
@@ -176,21 +166,21 @@ def _plan_item(
         same = [
             row
             for row in line
-            if all(row.get(k) == v for k, v in content.items())
-            and row["status"] != "retracted"
-            and interval_of(row).covers(interval)
+            if content.matches(row)
+            and row.status is not ClaimStatus.RETRACTED
+            and row.interval().covers(interval)
         ]
         if same:
             # Re-stating what a current row holds: corroborate it, no new revision.
             row = same[0]
             for resolved in cited:
                 evidence_plan.link(row, EvidenceKind.SUPPORTED_BY, resolved)
-            return str(row["id"])
-        for old in [r for r in line if interval_of(r).overlaps(interval)]:
+            return row.id
+        for old in [r for r in line if r.interval().overlaps(interval)]:
             plan.supersede(ctx, old, state)
-            for piece in pieces_kept(interval_of(old), interval, keep_tail=True):
+            for piece in pieces_kept(old.interval(), interval, keep_tail=True):
                 kept = plan.restate(ctx, old, state, piece)
-                evidence_plan.copy_support(old, kept["id"])
+                evidence_plan.copy_support(old, kept.id)
 
     first_revision = state.head_at(item.privacy) == 0
     row = claim_row(
@@ -198,7 +188,6 @@ def _plan_item(
         key=key,
         revision=state.next_revision(item.privacy),
         memory_type=memory_type,
-        value=item.value,
         content=content,
         confidence=item.confidence,
         importance=item.importance,
@@ -212,4 +201,4 @@ def _plan_item(
     plan.create(row, state, revises=state.latest_current_id(item.privacy))
     for resolved in cited:
         evidence_plan.link(row, EvidenceKind.SUPPORTED_BY, resolved)
-    return str(row["id"])
+    return row.id

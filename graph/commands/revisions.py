@@ -8,18 +8,17 @@ asserts a real, typed relationship between the two entities carrying the row's i
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any, LiteralString
 
-from graph.commands.captions import caption, kind_label, refresh_display_names
-from graph.commands.entity_names import spoken_names
+from graph.commands.captions import kind_label, refresh_display_names
+from graph.commands.claim_rows import ClaimRow
 from graph.commands.writing import WriteContext, new_id
 from graph.domain import memory_types as mt
 from graph.domain.errors import Forgotten, NotFound, ValidationFailed
 from graph.domain.intervals import Interval
 from graph.domain.model import Claim, ClaimStatus, MemoryType, Privacy
 from graph.store.db import run
-from graph.store.rows import EVIDENCE_PROJECTION, claim_record, native_props
+from graph.store.rows import EVIDENCE_PROJECTION, claim_record
 
 # A key as the writer sees it: only rows at or below its tier count, for the revision numbers as
 # for the rows it may supersede, so a key held above the tier answers as if it were new.
@@ -99,9 +98,6 @@ CREATE (s)-[r:$(relation.type)]->(o)
 SET r = relation.props, r.recordedAt = $now
 """
 
-ASSERTING_STATUSES = (ClaimStatus.ACTIVE.value, ClaimStatus.DISPUTED.value)
-"""Statuses whose rows assert their relation (a retracted row asserts nothing)."""
-
 
 @dataclass
 class KeyState:
@@ -117,8 +113,8 @@ class KeyState:
     key: str
     heads: dict[int, int]
     """Highest revision number ever used at each tier the writer sees (erased rows included)."""
-    current: list[dict[str, Any]]
-    """Rows not superseded and not erased, as property maps."""
+    current: list[ClaimRow]
+    """Rows not superseded and not erased."""
     entity_id: str | None = None
     entity_privacy: int | None = None
 
@@ -134,17 +130,21 @@ class KeyState:
         self.heads[tier] = revision
         return revision
 
-    def line(self, privacy: Privacy | int) -> list[dict[str, Any]]:
+    def line(self, privacy: Privacy | int) -> list[ClaimRow]:
         """The current rows of the key's line at `privacy`: the rows a write at that tier
         supersedes, restates or corroborates (never a row of another tier's line)."""
-        return [row for row in self.current if int(row["privacy"]) == int(privacy)]
+        return [row for row in self.current if row.privacy == int(privacy)]
 
     def latest_current_id(self, privacy: Privacy | int) -> str | None:
         """The newest current row of the line a new row at `privacy` continues."""
         rows = self.line(privacy)
         if not rows:
             return None
-        return str(max(rows, key=lambda row: int(row["revision"]))["id"])
+        return max(rows, key=lambda row: row.revision).id
+
+    def row(self, claim_id: str) -> ClaimRow:
+        """The current row `claim_id` (which the caller found current)."""
+        return next(row for row in self.current if row.id == claim_id)
 
 
 async def load_key_states(ctx: WriteContext, keys: list[str]) -> dict[str, KeyState]:
@@ -163,7 +163,7 @@ def key_state(row: dict[str, Any]) -> KeyState:
     return KeyState(
         key=row["key"],
         heads={int(p): int(n) for p, n in row["heads"]},
-        current=[native_props(props) for props in row["current"]],
+        current=[ClaimRow.from_props(props) for props in row["current"]],
         entity_id=row["entityId"],
         entity_privacy=row["entityPrivacy"],
     )
@@ -192,199 +192,126 @@ async def current_of_key(ctx: WriteContext, key: str) -> str:
             f"no current claim with key {key!r} in space {ctx.space!r}", field="claimKey"
         )
     if len(current) > 1:
-        ids = ", ".join(sorted(str(row["id"]) for row in current))
+        ids = ", ".join(sorted(row.id for row in current))
         raise ValidationFailed(
             f"key {key!r} has {len(current)} current revisions ({ids}); give claimId",
             field="claimKey",
         )
-    return str(current[0]["id"])
+    return current[0].id
 
 
-def claim_row(
-    ctx: WriteContext,
-    *,
-    key: str,
-    revision: int,
-    memory_type: MemoryType,
-    value: Any,
-    content: dict[str, Any],
-    confidence: float,
-    importance: float,
-    privacy: Privacy,
-    pinned: bool,
-    interval: Interval,
-    subject_name: str | None,
-    object_name: str | None,
-    reason: str | None,
-    status: ClaimStatus = ClaimStatus.ACTIVE,
-) -> dict[str, Any]:
-    """The property map of a new claim row: its text (for search) and its caption (for
-    people) name entities by the slugs of their keys — the claim's own content, so forgetting
-    an entity's name or reading at a lower tier never finds a name in a caption."""
-    row: dict[str, Any] = {
-        "id": new_id(),
-        "spaceId": ctx.space_id,
-        "key": key,
-        "revision": revision,
-        "type": memory_type.value,
-        **content,
-        "status": status.value,
-        "confidence": confidence,
-        "importance": importance,
-        "privacy": int(privacy),
-        "pinned": pinned,
-        "reason": reason,
-        "actor": ctx.actor,
-        "validFrom": interval.start,
-        "validTo": interval.end,
-        "supersededAt": None,
-    }
-    if memory_type is MemoryType.ENTITY:
-        canonical = key.split(":", 2)[2]
-        name = (value or {}).get("name") or canonical
-        aliases = [a for a in (value or {}).get("aliases", []) if a != name]
-        row["name"] = name
-        row["aliases"] = aliases
-        row["spokenNames"] = spoken_names([name, *aliases])
-        also = f" (also: {', '.join(aliases)})" if aliases else ""
-        attrs = mt.summarize((value or {}).get("attrs"))
-        summary = f"{name}{also}" + (f"; {attrs}" if attrs else "")
-        shown = summary
-    elif memory_type is MemoryType.FACT:
-        rendered = object_name if object_name is not None else mt.summarize(value)
-        summary = f"{subject_name} {content['predicate']} {rendered}"
-        shown = summary
-    else:
-        summary = mt.summarize(value)
-        shown = f"{key.split(':', 1)[1]}: {summary}"
-    predicate = content["predicate"] if memory_type is MemoryType.FACT else None
-    row["text"] = mt.retrieval_text(memory_type, key, summary, predicate=predicate)
-    row["caption"] = caption(memory_type, shown)
-    return row
+@dataclass(frozen=True)
+class NewEntity:
+    """An `(:Entity)` a write creates with the first claim of its key."""
+
+    id: str
+    space_id: str
+    key: str
+    privacy: Privacy
+
+    def param(self) -> dict[str, Any]:
+        _, kind, canonical = self.key.split(":", 2)
+        props = {
+            "id": self.id,
+            "spaceId": self.space_id,
+            "key": self.key,
+            "kind": kind,
+            "canonical": canonical,
+            "privacy": int(self.privacy),
+        }
+        return {"props": props, "label": kind_label(kind)}
 
 
 @dataclass
 class WritePlan:
-    """Rows, supersessions, entities and relations to write at the end of a transaction."""
+    """Rows, supersessions and entities to write at the end of a transaction; each row that
+    asserts a relation gets its relationship."""
 
-    entities: list[dict[str, Any]] = field(default_factory=list)
+    entities: list[NewEntity] = field(default_factory=list)
     superseded: list[str] = field(default_factory=list)
-    rows: list[dict[str, Any]] = field(default_factory=list)
-    revises: list[dict[str, str]] = field(default_factory=list)
-    relations: list[dict[str, Any]] = field(default_factory=list)
+    rows: list[ClaimRow] = field(default_factory=list)
+    revises: list[tuple[str, str]] = field(default_factory=list)
+    """(newer row id, the row it revises)."""
 
     def entity_for(self, ctx: WriteContext, key: str, state: KeyState, privacy: Privacy) -> str:
         """The entity an `entity:` key names, created with its first claim at or below the
         claim's tier (a reader of the claim can then read its entity)."""
         if state.entity_id is None or (state.entity_privacy or 0) > privacy:
             state.entity_privacy = int(privacy)
-            _, kind, canonical = key.split(":", 2)
             state.entity_id = new_id()
-            self.entities.append(
-                {
-                    "props": {
-                        "id": state.entity_id,
-                        "spaceId": ctx.space_id,
-                        "key": key,
-                        "kind": kind,
-                        "canonical": canonical,
-                        "privacy": int(privacy),
-                    },
-                    "label": kind_label(kind),
-                }
-            )
+            self.entities.append(NewEntity(state.entity_id, ctx.space_id, key, privacy))
         return state.entity_id
 
-    def supersede(self, ctx: WriteContext, old: dict[str, Any], state: KeyState) -> None:
+    def supersede(self, ctx: WriteContext, old: ClaimRow, state: KeyState) -> None:
         """End `old` in recorded time. A row planned earlier in this same transaction ends
-        as it begins (`[now, now)`): it was never current, but its revision is kept."""
-        state.current = [row for row in state.current if row["id"] != old["id"]]
-        pending = next((row for row in self.rows if row["id"] == old["id"]), None)
-        if pending is None:
-            self.superseded.append(str(old["id"]))
-            return
-        pending["supersededAt"] = ctx.now
-        for relation in self.relations:
-            if relation["props"]["claimId"] == old["id"]:
-                relation["props"]["supersededAt"] = ctx.now
-                relation["props"]["current"] = False
+        as it begins (`[now, now)`): it was never current, but its revision is kept (and so is
+        its relation, ended with it)."""
+        state.current = [row for row in state.current if row.id != old.id]
+        if old.recorded_at is None:
+            old.superseded_at = ctx.now
+        else:
+            self.superseded.append(old.id)
 
-    def create(self, row: dict[str, Any], state: KeyState, *, revises: str | None) -> None:
+    def create(self, row: ClaimRow, state: KeyState, *, revises: str | None) -> None:
         self.rows.append(row)
         state.current.append(row)
         if revises is not None:
-            self.revises.append({"fromId": row["id"], "toId": revises})
-        if row.get("objectId") is not None and row["status"] in ASSERTING_STATUSES:
-            self.relations.append(
-                {
-                    "subjectId": row["subjectId"],
-                    "objectId": row["objectId"],
-                    "type": row["predicate"],
-                    "props": {
-                        "claimId": row["id"],
-                        "claimKey": row["key"],
-                        "revision": row["revision"],
-                        "spaceId": row["spaceId"],
-                        "privacy": row["privacy"],
-                        "status": row["status"],
-                        "confidence": row["confidence"],
-                        "validFrom": row.get("validFrom"),
-                        "validTo": row.get("validTo"),
-                        "current": row.get("supersededAt") is None,
-                    },
-                }
-            )
+            self.revises.append((row.id, revises))
 
     def restate(
         self,
         ctx: WriteContext,
-        old: dict[str, Any],
+        old: ClaimRow,
         state: KeyState,
         interval: Interval,
         *,
         status: ClaimStatus | None = None,
         reason: str | None = None,
-    ) -> dict[str, Any]:
+    ) -> ClaimRow:
         """A new row repeating `old` over `interval` (the part of it that still holds)."""
-        row = {
-            k: v
-            for k, v in old.items()
-            if k not in {"recordedAt", "supersededAt", "erasedAt", "lastCitedAt"}
-        }
-        row.update(
+        row = old.restated(
             id=new_id(),
-            revision=state.next_revision(old["privacy"]),
-            validFrom=interval.start,
-            validTo=interval.end,
+            revision=state.next_revision(old.privacy),
+            valid_from=interval.start,
+            valid_to=interval.end,
             actor=ctx.actor,
-            supersededAt=None,
-            reason=reason or f"restates revision {old['revision']} over the time it still holds",
+            reason=reason or f"restates revision {old.revision} over the time it still holds",
+            status=status or old.status,
         )
-        if status is not None:
-            row["status"] = status.value
-        self.create(row, state, revises=str(old["id"]))
+        self.create(row, state, revises=old.id)
         return row
 
     def pending_ids(self) -> set[str]:
-        return {str(row["id"]) for row in self.rows}
+        return {row.id for row in self.rows}
 
     async def write(self, ctx: WriteContext) -> None:
         if self.entities:
-            await run(ctx.tx, CREATE_ENTITIES, entities=self.entities, now=ctx.now)
+            entities = [entity.param() for entity in self.entities]
+            await run(ctx.tx, CREATE_ENTITIES, entities=entities, now=ctx.now)
         if self.superseded:
             await run(ctx.tx, SUPERSEDE_CLAIMS, ids=self.superseded, now=ctx.now)
         if self.rows:
-            await run(ctx.tx, CREATE_CLAIMS, rows=self.rows, now=ctx.now)
+            await run(ctx.tx, CREATE_CLAIMS, rows=[row.props() for row in self.rows], now=ctx.now)
         if self.revises:
-            await run(ctx.tx, CREATE_REVISES, links=self.revises, now=ctx.now)
-        if self.relations:
-            await run(ctx.tx, CREATE_RELATIONS, relations=self.relations, now=ctx.now)
+            links = [{"fromId": newer, "toId": older} for newer, older in self.revises]
+            await run(ctx.tx, CREATE_REVISES, links=links, now=ctx.now)
+        relations = [
+            {
+                "subjectId": row.subject_id,
+                "objectId": row.object_id,
+                "type": row.predicate,
+                "props": row.relation_props(),
+            }
+            for row in self.rows
+            if row.asserts_relation()
+        ]
+        if relations:
+            await run(ctx.tx, CREATE_RELATIONS, relations=relations, now=ctx.now)
         await refresh_display_names(
-            ctx, {row["subjectId"] for row in self.rows if row["type"] == MemoryType.ENTITY.value}
+            ctx,
+            {
+                row.subject_id
+                for row in self.rows
+                if row.type is MemoryType.ENTITY and row.subject_id
+            },
         )
-
-
-def interval_of(row: dict[str, Any]) -> Interval:
-    start: datetime | None = row.get("validFrom")
-    end: datetime | None = row.get("validTo")
-    return Interval(start, end)

@@ -1,0 +1,254 @@
+"""A claim revision as the write path holds it: the properties of one `(:Claim)` node, typed.
+
+The write path reads the current rows of a key (`revisions.KeyState`), plans new ones (a new
+value, a restatement of the part of an old row that still holds, a retraction), and writes them
+with `SET c = row`. Storage names (`spaceId`, `valueJson`, `validFrom`, …) appear only here,
+where a node's property map becomes a `ClaimRow` and back, and in the Cypher; commands speak
+fields. Reads map nodes to `graph.domain.model.Claim` instead (`graph.store.rows`).
+
+    >>> row = ClaimRow.from_props(node_properties)
+    >>> row.interval().covers(other.interval()), row.props()["validFrom"]
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from graph.commands.captions import caption
+from graph.commands.entity_names import spoken_names
+from graph.commands.writing import WriteContext, new_id
+from graph.domain import memory_types as mt
+from graph.domain.intervals import Interval
+from graph.domain.model import ClaimStatus, MemoryType, Privacy, canonical_json
+from graph.domain.timeutil import to_native_or_none
+
+ASSERTING = frozenset({ClaimStatus.ACTIVE, ClaimStatus.DISPUTED})
+"""Statuses whose rows assert their relation (a retracted row asserts nothing)."""
+
+
+@dataclass(slots=True)
+class ClaimRow:
+    """One claim revision: stored (`recorded_at` set) or planned in this transaction."""
+
+    id: str
+    space_id: str
+    key: str
+    revision: int
+    type: MemoryType
+    status: ClaimStatus
+    privacy: Privacy
+    confidence: float
+    importance: float
+    actor: str
+    subject_id: str | None = None
+    predicate: str | None = None
+    object_id: str | None = None
+    value_json: str | None = None
+    """The value as canonical JSON (what identical values compare by)."""
+    pinned: bool = False
+    reason: str | None = None
+    valid_from: datetime | None = None
+    valid_to: datetime | None = None
+    text: str = ""
+    """What search ranks (names by the slugs of keys)."""
+    caption: str = ""
+    """The one line a person sees in Browser."""
+    name: str | None = None
+    """An entity claim's name, with its `aliases` and both as compared (`spoken_names`,
+    `graph.commands.entity_names`)."""
+    aliases: list[str] | None = None
+    spoken_names: str | None = None
+    recorded_at: datetime | None = None
+    """None for a row planned in this transaction (it is recorded at the transaction's time)."""
+    superseded_at: datetime | None = None
+    archived_at: datetime | None = None
+    erased_at: datetime | None = None
+
+    @classmethod
+    def from_props(cls, props: dict[str, Any]) -> ClaimRow:
+        """A row from a `(:Claim)` node's property map (an erased row has lost its content)."""
+        return cls(
+            id=props["id"],
+            space_id=props["spaceId"],
+            key=props["key"],
+            revision=int(props["revision"]),
+            type=MemoryType(props["type"]),
+            status=ClaimStatus(props["status"]),
+            privacy=Privacy(int(props["privacy"])),
+            confidence=float(props["confidence"]),
+            importance=float(props["importance"]),
+            actor=props.get("actor") or "",
+            subject_id=props.get("subjectId"),
+            predicate=props.get("predicate"),
+            object_id=props.get("objectId"),
+            value_json=props.get("valueJson"),
+            pinned=bool(props.get("pinned")),
+            reason=props.get("reason"),
+            valid_from=to_native_or_none(props.get("validFrom")),
+            valid_to=to_native_or_none(props.get("validTo")),
+            text=props.get("text") or "",
+            caption=props.get("caption") or "",
+            name=props.get("name"),
+            aliases=props.get("aliases"),
+            spoken_names=props.get("spokenNames"),
+            recorded_at=to_native_or_none(props.get("recordedAt")),
+            superseded_at=to_native_or_none(props.get("supersededAt")),
+            archived_at=to_native_or_none(props.get("archivedAt")),
+            erased_at=to_native_or_none(props.get("erasedAt")),
+        )
+
+    def props(self) -> dict[str, Any]:
+        """The property map a new node is written with (`recordedAt` is the transaction's
+        time, set by the statement; nothing new is erased)."""
+        return {
+            "id": self.id,
+            "spaceId": self.space_id,
+            "key": self.key,
+            "revision": self.revision,
+            "type": self.type.value,
+            "subjectId": self.subject_id,
+            "predicate": self.predicate,
+            "objectId": self.object_id,
+            "valueJson": self.value_json,
+            "status": self.status.value,
+            "confidence": self.confidence,
+            "importance": self.importance,
+            "privacy": int(self.privacy),
+            "pinned": self.pinned,
+            "reason": self.reason,
+            "actor": self.actor,
+            "validFrom": self.valid_from,
+            "validTo": self.valid_to,
+            "text": self.text,
+            "caption": self.caption,
+            "name": self.name,
+            "aliases": self.aliases,
+            "spokenNames": self.spoken_names,
+            "supersededAt": self.superseded_at,
+            "archivedAt": self.archived_at,
+        }
+
+    def stored_props(self, recorded_at: datetime) -> dict[str, Any]:
+        """The property map as a read finds it once written at `recorded_at`."""
+        return {**self.props(), "recordedAt": recorded_at}
+
+    def interval(self) -> Interval:
+        """When the row says its value held (valid time)."""
+        return Interval(self.valid_from, self.valid_to)
+
+    def value(self) -> Any:
+        return json.loads(self.value_json) if self.value_json is not None else None
+
+    def asserts_relation(self) -> bool:
+        """A row whose object is an entity asserts a typed relationship while it is active or
+        disputed."""
+        return self.object_id is not None and self.status in ASSERTING
+
+    def restated(self, **changes: Any) -> ClaimRow:
+        """A new, unwritten row repeating this one with `changes` (the caller gives its id,
+        revision, interval, actor and reason)."""
+        return dataclasses.replace(
+            self, recorded_at=None, superseded_at=None, erased_at=None, **changes
+        )
+
+    def relation_props(self) -> dict[str, Any]:
+        """The properties of the relationship this row asserts (a copy of its own)."""
+        return {
+            "claimId": self.id,
+            "claimKey": self.key,
+            "revision": self.revision,
+            "spaceId": self.space_id,
+            "privacy": int(self.privacy),
+            "status": self.status.value,
+            "confidence": self.confidence,
+            "validFrom": self.valid_from,
+            "validTo": self.valid_to,
+            "supersededAt": self.superseded_at,
+            "current": self.superseded_at is None,
+        }
+
+
+@dataclass(frozen=True)
+class ClaimContent:
+    """What a claim is about and says, as a new row stores it."""
+
+    subject_id: str | None
+    predicate: str | None
+    object_id: str | None
+    value: Any
+
+    def matches(self, row: ClaimRow) -> bool:
+        """`row` says exactly this (the same subject, predicate, object and value)."""
+        return (
+            row.subject_id == self.subject_id
+            and row.predicate == self.predicate
+            and row.object_id == self.object_id
+            and row.value_json == canonical_json(self.value)
+        )
+
+
+def claim_row(
+    ctx: WriteContext,
+    *,
+    key: str,
+    revision: int,
+    memory_type: MemoryType,
+    content: ClaimContent,
+    confidence: float,
+    importance: float,
+    privacy: Privacy,
+    pinned: bool,
+    interval: Interval,
+    subject_name: str | None,
+    object_name: str | None,
+    reason: str | None,
+    status: ClaimStatus = ClaimStatus.ACTIVE,
+) -> ClaimRow:
+    """A new claim row: its text (for search) and its caption (for people) name entities by
+    the slugs of their keys — the claim's own content, so forgetting an entity's name or
+    reading at a lower tier never finds a name in a caption."""
+    value = content.value
+    row = ClaimRow(
+        id=new_id(),
+        space_id=ctx.space_id,
+        key=key,
+        revision=revision,
+        type=memory_type,
+        status=status,
+        privacy=privacy,
+        confidence=confidence,
+        importance=importance,
+        actor=ctx.actor,
+        subject_id=content.subject_id,
+        predicate=content.predicate,
+        object_id=content.object_id,
+        value_json=canonical_json(value),
+        pinned=pinned,
+        reason=reason,
+        valid_from=interval.start,
+        valid_to=interval.end,
+    )
+    if memory_type is MemoryType.ENTITY:
+        canonical = key.split(":", 2)[2]
+        name = (value or {}).get("name") or canonical
+        aliases = [a for a in (value or {}).get("aliases", []) if a != name]
+        row.name, row.aliases, row.spoken_names = name, aliases, spoken_names([name, *aliases])
+        also = f" (also: {', '.join(aliases)})" if aliases else ""
+        attrs = mt.summarize((value or {}).get("attrs"))
+        summary = f"{name}{also}" + (f"; {attrs}" if attrs else "")
+        shown = summary
+    elif memory_type is MemoryType.FACT:
+        rendered = object_name if object_name is not None else mt.summarize(value)
+        summary = f"{subject_name} {content.predicate} {rendered}"
+        shown = summary
+    else:
+        summary = mt.summarize(value)
+        shown = f"{key.split(':', 1)[1]}: {summary}"
+    predicate = content.predicate if memory_type is MemoryType.FACT else None
+    row.text = mt.retrieval_text(memory_type, key, summary, predicate=predicate)
+    row.caption = caption(memory_type, shown)
+    return row
