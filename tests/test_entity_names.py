@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from graph.commands.entity_names import FILL_SPOKEN_NAMES
-from graph.commands.entity_refs import ENTITIES_BY_NAME
+from graph.commands.entity_refs import ENTITIES_BY_NAME, ENTITIES_FOUND
 from graph.commands.remember import remember
 from graph.domain.actor import Actor
 from graph.domain.errors import EngramError
@@ -62,7 +62,7 @@ async def counted_remember(story: Story, items: list[dict[str, Any]]) -> int:
 async def test_a_name_is_looked_up_by_an_index_seek_not_a_scan_of_entity_claims(
     graph: Graph,
 ) -> None:
-    for query in (ENTITIES_BY_NAME,):
+    for query in (ENTITIES_BY_NAME, ENTITIES_FOUND):
         operators = await plan_operators(graph, query)
         assert not SCANS & {operator for operator, _ in operators}, operators
         assert any(

@@ -21,6 +21,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, LiteralString
 
+from graph.commands.write_batch import CREATE_AUDIT_EVENTS, Writes
 from graph.commands.writing import WriteContext, new_id
 from graph.domain.errors import Conflict, ValidationFailed
 from graph.domain.model import Privacy, canonical_json
@@ -33,12 +34,6 @@ UNWIND $keys AS key
 MATCH (a:AuditEvent {spaceId: $spaceId, idempotencyKey: key.digest})
 RETURN key.key AS key, a.action AS action, a.requestHash AS requestHash,
        a.resultJson AS resultJson
-"""
-
-CREATE_AUDIT_EVENTS: LiteralString = """
-UNWIND $events AS event
-CREATE (a:AuditEvent)
-SET a = event, a.at = $now, a.spaceId = $spaceId, a.actor = $actor
 """
 
 
@@ -77,21 +72,28 @@ class AuditLog:
             }
         )
 
+    def stored_events(self, ctx: WriteContext) -> list[dict[str, Any]]:
+        """The events as stored (idempotency keys as digests)."""
+        return [
+            {
+                **event,
+                "idempotencyKey": key_digest(event["idempotencyKey"], ctx.max_privacy)
+                if event["idempotencyKey"]
+                else None,
+            }
+            for event in self.events
+        ]
+
+    def add_to(self, writes: Writes, ctx: WriteContext) -> None:
+        """Add the events to a command's `write_batch.Writes`."""
+        writes.events.extend(self.stored_events(ctx))
+
     async def write(self, ctx: WriteContext) -> None:
         if self.events:
-            events = [
-                {
-                    **event,
-                    "idempotencyKey": key_digest(event["idempotencyKey"], ctx.max_privacy)
-                    if event["idempotencyKey"]
-                    else None,
-                }
-                for event in self.events
-            ]
             await run(
                 ctx.tx,
                 CREATE_AUDIT_EVENTS,
-                events=events,
+                events=self.stored_events(ctx),
                 now=ctx.now,
                 spaceId=ctx.space_id,
                 actor=ctx.actor,

@@ -33,7 +33,7 @@ if "".join(f":{label}" for label in KIND_LABELS.values()) != ENTITY_KIND_LABELS:
     raise RuntimeError("ENTITY_KIND_LABELS must list every EntityKind's label")
 
 REFRESH_DISPLAY_NAMES: LiteralString = """
-UNWIND $ids AS id
+UNWIND $namedEntityIds AS id
 MATCH (e:Entity {id: id})
 WHERE e.erasedAt IS NULL
 CALL (e) {
@@ -65,4 +65,4 @@ def caption(memory_type: MemoryType, summary: str) -> str:
 async def refresh_display_names(ctx: WriteContext, entity_ids: set[str]) -> None:
     """Set the display name of entities whose `entity:` claims this transaction changed."""
     if entity_ids:
-        await run(ctx.tx, REFRESH_DISPLAY_NAMES, ids=sorted(entity_ids), now=ctx.now)
+        await run(ctx.tx, REFRESH_DISPLAY_NAMES, namedEntityIds=sorted(entity_ids), now=ctx.now)

@@ -83,6 +83,18 @@ WITH ref, target.key AS key, head(collect(target)) AS target
 RETURN ref.id AS ref, target.id AS id, key, target.canonical AS canonical
 """
 
+ENTITIES_FOUND: LiteralString = (
+    "CALL () {"
+    + ENTITIES_BY_ID
+    + "} RETURN 'id' AS by, ref, id, key, canonical\nUNION ALL\nCALL () {"
+    + ENTITIES_BY_KEY
+    + "} RETURN 'key' AS by, ref, id, key, canonical\nUNION ALL\nCALL () {"
+    + ENTITIES_BY_NAME
+    + "} RETURN 'name' AS by, ref, id, key, canonical\n"
+)
+"""The three lookups in one round trip (`$ids`, `$entityKeys`, `$names`; an empty list finds
+nothing), each row saying which found it."""
+
 
 class EntityRef(BaseModel):
     """Exactly one of: an entity id, an entity key (`entity:<kind>:<canonical>`), or a name —
@@ -189,14 +201,17 @@ async def find_entities(
         "maxPrivacy": int(ctx.max_privacy),
     }
     found: dict[tuple[str, str], list[dict[str, Any]]] = {}
-    for kind, query, values, arg in (
-        ("id", ENTITIES_BY_ID, lookup.ids, "ids"),
-        ("key", ENTITIES_BY_KEY, lookup.keys, "entityKeys"),
-        ("name", ENTITIES_BY_NAME, lookup.names, "names"),
-    ):
-        if values:
-            for row in await run(ctx.tx, query, **params, **{arg: values}):
-                found.setdefault((kind, row["ref"]), []).append(row)
+    if lookup.ids or lookup.keys or lookup.names:
+        rows = await run(
+            ctx.tx,
+            ENTITIES_FOUND,
+            **params,
+            ids=lookup.ids,
+            entityKeys=lookup.keys,
+            names=lookup.names,
+        )
+        for row in rows:
+            found.setdefault((row["by"], row["ref"]), []).append(row)
     return lookup.candidates(found)
 
 

@@ -19,6 +19,7 @@ from typing import Any, LiteralString
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 
 from graph.commands.audit import AuditLog, check_idempotency_key, find_replays, request_hash
+from graph.commands.write_batch import APPEND_OBSERVATIONS
 from graph.commands.writing import WriteContext, new_id, run_command
 from graph.domain.actor import Actor
 from graph.domain.errors import Forbidden, Forgotten, NotFound, ValidationFailed
@@ -50,18 +51,6 @@ OPTIONAL MATCH (old:Episode {id: $props.supersedesId})
 FOREACH (_ IN CASE WHEN old IS NULL THEN [] ELSE [1] END |
   CREATE (e)-[:SUPERSEDES {recordedAt: $now}]->(old))
 RETURN properties(e) AS episode
-"""
-
-APPEND_OBSERVATIONS: LiteralString = """
-UNWIND $counts AS count
-MATCH (e:Episode {id: count.id})
-SET e.observationCounts = count.counts
-WITH collect(e) AS touched
-UNWIND $observations AS props
-MATCH (e:Episode {id: props.episodeId})
-CREATE (o:Observation)
-SET o = props, o.recordedAt = $now
-CREATE (e)-[:HAS_OBSERVATION {recordedAt: $now}]->(o)
 """
 
 SEAL_EPISODE: LiteralString = """

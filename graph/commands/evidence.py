@@ -19,6 +19,7 @@ from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, model_validato
 
 from graph.commands.claim_rows import ClaimRow
 from graph.commands.episodes import MAX_OBSERVATION_CHARS
+from graph.commands.write_batch import Writes, write_all
 from graph.commands.writing import WriteContext
 from graph.domain.errors import Forgotten, NotFound, ValidationFailed
 from graph.domain.model import ROLE_AUTHORITY, Authority, EvidenceKind, Privacy, Role
@@ -41,32 +42,6 @@ MATCH (a:Artifact {id: id})
 WHERE a.spaceId = $spaceId AND a.privacy <= $maxPrivacy
 RETURN a.id AS id, a.recordedAt AS observedAt, a.erasedAt AS erasedAt, null AS episodeId,
        a.content AS text, a.locator AS locator, a.privacy AS privacy
-"""
-
-LINK_OBSERVATIONS: LiteralString = """
-UNWIND $links AS link
-MATCH (c:Claim {id: link.claimId})
-MATCH (o:Observation {id: link.targetId})
-CREATE (c)-[e:$(link.kind)]->(o)
-SET e = link.props, e.recordedAt = $now
-"""
-
-LINK_ARTIFACTS: LiteralString = """
-UNWIND $links AS link
-MATCH (c:Claim {id: link.claimId})
-MATCH (a:Artifact {id: link.targetId})
-CREATE (c)-[e:$(link.kind)]->(a)
-SET e = link.props, e.recordedAt = $now
-"""
-
-COPY_SUPPORT: LiteralString = """
-UNWIND $copies AS copy
-MATCH (old:Claim {id: copy.fromId})-[e:SUPPORTED_BY]->(target)
-WHERE e.erasedAt IS NULL AND target.erasedAt IS NULL
-MATCH (new:Claim {id: copy.toId})
-WHERE target.privacy >= new.privacy AND target.privacy <= $maxPrivacy
-CREATE (new)-[e2:SUPPORTED_BY]->(target)
-SET e2 = properties(e), e2.recordedAt = $now, e2.privacy = new.privacy
 """
 
 
@@ -265,18 +240,10 @@ class EvidencePlan:
         for copy in [c for c in self.copies if c["toId"] == from_id]:
             self.copies.append({"fromId": copy["fromId"], "toId": to_id})
 
+    def add_to(self, writes: Writes, ctx: WriteContext) -> None:
+        writes.observation_links.extend(k for k in self.links if k["label"] == "Observation")
+        writes.artifact_links.extend(k for k in self.links if k["label"] == "Artifact")
+        writes.copies.extend(self.copies)
+
     async def write(self, ctx: WriteContext) -> None:
-        observations = [link for link in self.links if link["label"] == "Observation"]
-        artifacts = [link for link in self.links if link["label"] == "Artifact"]
-        if observations:
-            await run(ctx.tx, LINK_OBSERVATIONS, links=observations, now=ctx.now)
-        if artifacts:
-            await run(ctx.tx, LINK_ARTIFACTS, links=artifacts, now=ctx.now)
-        if self.copies:
-            await run(
-                ctx.tx,
-                COPY_SUPPORT,
-                copies=self.copies,
-                now=ctx.now,
-                maxPrivacy=int(ctx.max_privacy),
-            )
+        await write_all(ctx, self)

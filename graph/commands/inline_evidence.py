@@ -7,9 +7,9 @@ in the open episode the reference names or else in the writer's session episode:
 space, tier and UTC day, opened on first use (`sessionKey`). A write that is refused records
 nothing, because it is all one transaction.
 
-`plan_inline` numbers the observations from episodes already read (`remember` reads them with
-everything else it looks up, and writes them with its claims); `record_inline` reads, plans and
-writes them itself.
+`inline_texts` reads the episodes the texts go to and numbers their observations; `remember`
+writes them with its claims, in one statement (`write_batch`); `record_inline` writes them at
+once.
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ from typing import Any, LiteralString
 
 from graph.commands.audit import AuditLog
 from graph.commands.episodes import (
-    APPEND_OBSERVATIONS,
     FIND_EPISODE,
     ObservationInput,
     OpenEpisodeInput,
@@ -29,6 +28,7 @@ from graph.commands.episodes import (
     taking_observations,
 )
 from graph.commands.evidence import EvidenceRef, ResolvedEvidence, authority_of
+from graph.commands.write_batch import Writes, write_all
 from graph.commands.writing import WriteContext
 from graph.domain.errors import EngramError
 from graph.domain.model import Authority, EpisodeKind, Privacy, Role
@@ -85,6 +85,12 @@ class InlinePlan:
             {"id": episode_id, "counts": episode["observationCounts"]}
             for episode_id, episode in self.episodes.items()
         ]
+
+    def add_to(self, writes: Writes, ctx: WriteContext) -> None:
+        if self.observations:
+            writes.observations.extend(self.observations)
+            writes.counts.extend(self.counts())
+        self.audit.add_to(writes, ctx)
 
 
 async def plan_inline(
@@ -162,14 +168,13 @@ async def _open_session(ctx: WriteContext, privacy: int) -> dict[str, Any]:
     return {"id": opened.id, "status": opened.status.value, "privacy": privacy}
 
 
-async def record_inline(
-    ctx: WriteContext, cited: list[tuple[EvidenceRef, int, str]]
-) -> dict[InlineKey, ResolvedEvidence]:
-    """Record each evidence text of `(ref, tier, field)` once per tier, in order; the field
-    names the input in errors."""
+async def inline_texts(ctx: WriteContext, cited: list[tuple[EvidenceRef, int, str]]) -> InlinePlan:
+    """Plan the observations of each evidence text of `(ref, tier, field)`, once per tier, in
+    order (the field names the input in errors); the caller writes the plan with its own
+    (`write_batch.write_all`)."""
     wanted = texts_cited(cited)
     if not wanted:
-        return {}
+        return InlinePlan()
     tiers, named_ids = episodes_wanted(wanted)
     sessions: dict[int, dict[str, Any] | None] = {}
     for privacy in tiers:
@@ -184,13 +189,13 @@ async def record_inline(
     for episode_id in named_ids:
         rows = await run(ctx.tx, FIND_EPISODE, id=episode_id, spaceId=ctx.space_id)
         named[episode_id] = rows[0]["episode"] if rows else None
-    plan = await plan_inline(ctx, wanted, sessions, named)
-    await run(
-        ctx.tx,
-        APPEND_OBSERVATIONS,
-        observations=plan.observations,
-        counts=plan.counts(),
-        now=ctx.now,
-    )
-    await plan.audit.write(ctx)
+    return await plan_inline(ctx, wanted, sessions, named)
+
+
+async def record_inline(
+    ctx: WriteContext, cited: list[tuple[EvidenceRef, int, str]]
+) -> dict[InlineKey, ResolvedEvidence]:
+    """Record each evidence text of `(ref, tier, field)` once per tier, in order, now."""
+    plan = await inline_texts(ctx, cited)
+    await write_all(ctx, plan)
     return plan.resolved

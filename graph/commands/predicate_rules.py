@@ -71,6 +71,10 @@ class PredicateRules:
 
 
 async def load_rules(ctx: WriteContext) -> PredicateRules:
+    """The writer's space's rules: as its tick read them, else read now."""
+    if ctx.declared_predicates is not None:
+        one, many = ctx.declared_predicates
+        return rules_of({"one": one, "many": many})
     [row] = await run(ctx.tx, RULES_OF_SPACE, spaceId=ctx.space_id)
     return rules_of(row)
 

@@ -30,7 +30,7 @@ from graph.commands.evidence import (
     ResolvedEvidence,
     resolve_evidence,
 )
-from graph.commands.inline_evidence import record_inline
+from graph.commands.inline_evidence import inline_texts
 from graph.commands.predicate_rules import load_rules
 from graph.commands.remember_plan import batch_entities, checked_item, key_of, results_of
 from graph.commands.remember_refs import Path, entity_refs_of, plan_entities
@@ -38,6 +38,7 @@ from graph.commands.revisions import (
     WritePlan,
     load_key_states,
 )
+from graph.commands.write_batch import write_all
 from graph.commands.writing import WriteContext, run_command
 from graph.domain import memory_types as mt
 from graph.domain.actor import Actor
@@ -233,7 +234,8 @@ async def _remember_in(
     evidence: dict[Any, ResolvedEvidence] = dict(
         await resolve_evidence(ctx, [(ref, where) for ref, _, where in cited])
     )
-    evidence.update(await record_inline(ctx, cited))
+    inline = await inline_texts(ctx, cited)
+    evidence.update(inline.resolved)
     rules = await load_rules(ctx) if any(t is MemoryType.FACT for _, _, t, _ in work) else None
 
     keys: dict[int, str] = {}
@@ -285,8 +287,6 @@ async def _remember_in(
             )
         elif item.idempotency_key is None:
             audit.add("remember", [claim_id], result={"claimId": claim_id})
-    await plan.write(ctx)
-    await evidence_plan.write(ctx)
-    await audit.write(ctx)
+    await write_all(ctx, inline, plan, evidence_plan, audit)
     result_ids = [results[index] for index in range(len(items))]
     return await results_of(ctx, result_ids, plan, evidence_plan, evidence)

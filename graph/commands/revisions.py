@@ -10,8 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, LiteralString
 
-from graph.commands.captions import kind_label, refresh_display_names
+from graph.commands.captions import kind_label
 from graph.commands.claim_rows import ClaimRow
+from graph.commands.write_batch import Writes, write_all
 from graph.commands.writing import WriteContext, new_id
 from graph.domain import memory_types as mt
 from graph.domain.errors import Forgotten, NotFound, ValidationFailed
@@ -53,50 +54,6 @@ RETURN properties(c) AS claim, collect(CASE WHEN t IS NULL THEN NULL ELSE """
     + """ END) AS evidence
 """
 )
-
-# The kind label comes from captions.kind_label's allow-list.
-CREATE_ENTITIES: LiteralString = """
-UNWIND $entities AS entity
-CREATE (e:Entity)
-SET e = entity.props, e.recordedAt = $now, e.name = entity.props.canonical
-SET e:$(entity.label)
-"""
-
-SUPERSEDE_CLAIMS: LiteralString = """
-UNWIND $ids AS id
-MATCH (c:Claim {id: id})
-SET c.supersededAt = $now
-WITH c
-WHERE c.objectId IS NOT NULL
-MATCH (:Entity {id: c.subjectId})-[r]->(:Entity {id: c.objectId})
-WHERE r.claimId = c.id AND r.supersededAt IS NULL
-SET r.supersededAt = $now, r.current = false
-"""
-
-CREATE_CLAIMS: LiteralString = """
-UNWIND $rows AS row
-CREATE (c:Claim:Unembedded)
-SET c = row, c.recordedAt = $now
-WITH c
-WHERE c.subjectId IS NOT NULL
-MATCH (subject:Entity {id: c.subjectId})
-CREATE (c)-[:ABOUT {recordedAt: $now}]->(subject)
-"""
-
-CREATE_REVISES: LiteralString = """
-UNWIND $links AS link
-MATCH (newer:Claim {id: link.fromId})
-MATCH (older:Claim {id: link.toId})
-CREATE (newer)-[:REVISES {recordedAt: $now}]->(older)
-"""
-
-CREATE_RELATIONS: LiteralString = """
-UNWIND $relations AS relation
-MATCH (s:Entity {id: relation.subjectId})
-MATCH (o:Entity {id: relation.objectId})
-CREATE (s)-[r:$(relation.type)]->(o)
-SET r = relation.props, r.recordedAt = $now
-"""
 
 
 @dataclass
@@ -284,18 +241,12 @@ class WritePlan:
     def pending_ids(self) -> set[str]:
         return {row.id for row in self.rows}
 
-    async def write(self, ctx: WriteContext) -> None:
-        if self.entities:
-            entities = [entity.param() for entity in self.entities]
-            await run(ctx.tx, CREATE_ENTITIES, entities=entities, now=ctx.now)
-        if self.superseded:
-            await run(ctx.tx, SUPERSEDE_CLAIMS, ids=self.superseded, now=ctx.now)
-        if self.rows:
-            await run(ctx.tx, CREATE_CLAIMS, rows=[row.props() for row in self.rows], now=ctx.now)
-        if self.revises:
-            links = [{"fromId": newer, "toId": older} for newer, older in self.revises]
-            await run(ctx.tx, CREATE_REVISES, links=links, now=ctx.now)
-        relations = [
+    def add_to(self, writes: Writes, ctx: WriteContext) -> None:
+        writes.entities.extend(entity.param() for entity in self.entities)
+        writes.superseded_ids.extend(self.superseded)
+        writes.claims.extend(row.props() for row in self.rows)
+        writes.revises.extend({"fromId": newer, "toId": older} for newer, older in self.revises)
+        writes.relations.extend(
             {
                 "subjectId": row.subject_id,
                 "objectId": row.object_id,
@@ -304,14 +255,12 @@ class WritePlan:
             }
             for row in self.rows
             if row.asserts_relation()
-        ]
-        if relations:
-            await run(ctx.tx, CREATE_RELATIONS, relations=relations, now=ctx.now)
-        await refresh_display_names(
-            ctx,
-            {
-                row.subject_id
-                for row in self.rows
-                if row.type is MemoryType.ENTITY and row.subject_id
-            },
         )
+        writes.named_entity_ids.extend(
+            row.subject_id
+            for row in self.rows
+            if row.type is MemoryType.ENTITY and row.subject_id is not None
+        )
+
+    async def write(self, ctx: WriteContext) -> None:
+        await write_all(ctx, self)

@@ -52,6 +52,8 @@ class WriteContext:
     max_privacy: Privacy
     legal: bool
     """The actor may place and release legal holds here (and learn what a hold is about)."""
+    declared_predicates: tuple[tuple[str, ...], tuple[str, ...]] | None = None
+    """The space's declared `ONE` and `MANY` predicates, read with the tick (None: not read)."""
 
 
 async def begin_write(tx: AsyncManagedTransaction, space: str, actor: Actor) -> WriteContext:
@@ -63,7 +65,14 @@ async def begin_write(tx: AsyncManagedTransaction, space: str, actor: Actor) -> 
     if row["id"] is None or not row["live"]:
         raise NotFound(f"no space named {space!r}", field="space")
     return WriteContext(
-        tx, to_native(row["now"]), row["id"], space, actor.name, tier, actor.has_legal(space)
+        tx,
+        to_native(row["now"]),
+        row["id"],
+        space,
+        actor.name,
+        tier,
+        actor.has_legal(space),
+        (tuple(row["onePredicates"]), tuple(row["manyPredicates"])),
     )
 
 

@@ -84,7 +84,9 @@ WITH s, wall, coalesce(s.clockNow, global.now, """
 SET s.clockNow = CASE WHEN wall > last THEN wall ELSE last + """
     + ONE_MICROSECOND
     + """ END
-WITH s.clockNow AS now, s.id AS id, s.erasedAt IS NULL AS live
+WITH s.clockNow AS now, s.id AS id, s.erasedAt IS NULL AS live,
+     coalesce(s.onePredicates, []) AS onePredicates,
+     coalesce(s.manyPredicates, []) AS manyPredicates
 """
 )
 
@@ -97,7 +99,9 @@ WITH s ORDER BY s.recordedAt DESC LIMIT 1
     + _TICK_FOUND_SPACE
 )
 """Tick the clock of the live space named `$space`: binds `now`, `id` and `live` (false when
-the space was forgotten while this writer waited); no row when there is no such space."""
+the space was forgotten while this writer waited), and the space's declared predicate rules
+(`onePredicates`, `manyPredicates`: the space is locked, so they hold until commit); no row when
+there is no such space."""
 
 TICK_SPACE_ID: LiteralString = (
     """
@@ -107,7 +111,7 @@ MATCH (s:Space {id: $spaceId})
 )
 """Tick the clock of the space with id `$spaceId`, forgotten or not (ledger replays)."""
 
-TICK_IN_SPACE: LiteralString = TICK_SPACE + "RETURN now, id, live"
+TICK_IN_SPACE: LiteralString = TICK_SPACE + "RETURN now, id, live, onePredicates, manyPredicates"
 
 TICK_SPACE_BY_ID: LiteralString = TICK_SPACE_ID + "RETURN now"
 
