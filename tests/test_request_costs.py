@@ -82,6 +82,31 @@ async def read_view(memory: Memory) -> View:
     return await memory.view(OPERATOR, "domain")
 
 
+async def test_a_fact_by_names_with_its_message_as_evidence_costs_five_round_trips(
+    memory: Memory, stories: tuple[Story, Story]
+) -> None:
+    """The tick (with the space's predicate rules), the entities by id, key and name, the
+    session episode, the rows of the key, and every write in one statement — plus the opening
+    of the session episode and its audit event, the first time a writer gives evidence text on
+    a day."""
+
+    def fact(n: int) -> dict[str, Any]:
+        return {
+            "type": "fact",
+            "subject": {"name": "Alice", "kind": "person"},
+            "predicate": "KNOWS",
+            "object": {"name": f"Carol {n}", "kind": "person"},
+            "evidence": [{"text": f"alice knows carol {n}"}],
+        }
+
+    costs = []
+    for n in range(3):
+        [claim], queries = await counted(lambda n=n: memory.remember(OPERATOR, "domain", [fact(n)]))
+        assert claim.revision == 1 and len(claim.evidence) == 1
+        costs.append(queries)
+    assert costs == [7, 5, 5]
+
+
 async def test_an_entity_costs_its_lookup_and_the_view(
     memory: Memory, stories: tuple[Story, Story], client: httpx.AsyncClient
 ) -> None:
