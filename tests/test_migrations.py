@@ -44,6 +44,15 @@ async def test_migrate_applies_every_file_in_order_and_records_its_checksum(grap
         indexes = {r["name"]: r["type"] for r in await graph.read("SHOW INDEXES YIELD name, type")}
         assert indexes["claim_text"] == "FULLTEXT"
         assert indexes["claim_space_key"] == "RANGE"
+        full_text = await graph.read(
+            "SHOW INDEXES YIELD name, type, options WHERE type = 'FULLTEXT' "
+            "RETURN name, options.indexConfig.`fulltext.eventually_consistent` AS after_commit, "
+            "options.indexConfig.`fulltext.analyzer` AS analyzer ORDER BY name"
+        )
+        assert full_text == [
+            {"name": name, "after_commit": True, "analyzer": "standard-no-stop-words"}
+            for name in ("claim_text", "observation_text")
+        ]
     finally:
         await migrate(graph)
 

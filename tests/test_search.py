@@ -41,6 +41,21 @@ async def test_a_claim_is_found_by_its_text_its_evidence_and_its_entity(
     assert "fact:person/zoe:PLAYS" in [h.claim.key for h in by_alias]
 
 
+async def test_a_search_right_after_each_remember_finds_it_by_its_text_and_its_evidence(
+    story: Story, embedder: Embedder
+) -> None:
+    """The full-text indexes are updated just after commit (V0012); a search waits for them."""
+    for n in range(15):
+        word = f"quokka{n}x"
+        said = await story.say(f"the {word} sighting was logged")
+        await story.remember(said, key=f"pref:other:sighting{n}", value={"value": f"{word} seen"})
+        view = await story.view()
+        found = await search(story.graph, view, word, embedder)
+        assert [(h.claim.key, h.sources) for h in found] == [
+            (f"pref:other:sighting{n}", ("text", "evidence"))
+        ], n
+
+
 async def test_lucene_syntax_in_a_query_is_just_text(story: Story, embedder: Embedder) -> None:
     view = await story.view()
     for query in ("AND", "OR NOT", 'oolong" OR *', "(((", "theremin AND", "title:x~2^3"):

@@ -38,6 +38,7 @@ from graph.erasure.engine import Erasure, erase, keyed_digest
 from graph.erasure.purge_outbox import purge_blobs, purge_spaces
 from graph.erasure.selectors import Selection, Selector, SelectorKind, fingerprint, select
 from graph.store.db import Graph, run
+from graph.store.text_indexes import text_indexes_caught_up
 
 CREATE_TOMBSTONE: LiteralString = """
 CREATE (t:Tombstone)
@@ -94,6 +95,7 @@ async def forget(
         await purge_spaces(graph)
     if receipt.blob_files:
         await purge_blobs(graph, blob_root)
+    await text_indexes_caught_up(graph)
     return receipt
 
 

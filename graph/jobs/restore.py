@@ -33,6 +33,7 @@ from graph.store.db import Graph
 from graph.store.integrity import violations
 from graph.store.migrate import load as load_migrations
 from graph.store.migrate import migrate
+from graph.store.text_indexes import text_indexes_caught_up
 
 BATCH = 2000
 LEDGER_IN_NODES = "engram-backup/1"
@@ -195,6 +196,7 @@ async def restore(
     await retract_orphans(target)
     await purge_blobs(target, blob_root)
     await purge_spaces(target)
+    await text_indexes_caught_up(target)
     checks = await verify(target, manifest, nodes, relationships)
     return RestoreReport(
         nodes=nodes,

@@ -34,6 +34,7 @@ from graph.erasure.purge_outbox import purge_blobs
 from graph.erasure.selectors import Selection
 from graph.store.db import Graph, run
 from graph.store.rows import native_props
+from graph.store.text_indexes import text_indexes_caught_up
 
 RETENTION_KIND = "RETENTION"
 
@@ -181,7 +182,9 @@ async def run_retention(
             await audit.write(ctx)
         return report
 
-    return await run_command(graph, space, actor, work)
+    report = await run_command(graph, space, actor, work)
+    await text_indexes_caught_up(graph)
+    return report
 
 
 async def run_retention_everywhere(

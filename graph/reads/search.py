@@ -12,7 +12,10 @@ or ones recorded after `knownAt`):
 * claims about entities whose name or alias matches, as subject or object (graph proximity),
 
 fused by reciprocal rank (k = 60). The full-text lists ask for the query's words without stop
-words, possessives also bare, escaped, never parsed as Lucene syntax (`search_words`).
+words, possessives also bare, escaped, never parsed as Lucene syntax (`search_words`). The
+full-text indexes are updated just after each commit; a full-text list first waits until they
+hold every committed write (`graph.store.text_indexes`), so a search finds what was remembered
+before it.
 
 The vector index is one for all spaces and Neo4j 5.26 cannot filter inside it, so the nearest
 `max(first * 20, 100)` vectors are taken and then filtered: in a database where other spaces
@@ -36,6 +39,7 @@ from graph.reads.search_words import lucene_query
 from graph.reads.visibility import View, begun, visible
 from graph.store.db import Graph
 from graph.store.rows import claim_record
+from graph.store.text_indexes import AWAIT_TEXT_INDEXES
 
 DEFAULT_FIRST = DEFAULT_SEARCH_FIRST
 MAX_FIRST = 50
@@ -78,13 +82,15 @@ def _ranked_lists(seen: Callable[[str], LiteralString]) -> RankedLists:
     """The lists where `seen` is `visible` (current only) or `begun` (with history)."""
     claim_filter = _claim_filter(seen)
     return RankedLists(
-        by_claim_text="""
+        by_claim_text=AWAIT_TEXT_INDEXES
+        + """
 CALL db.index.fulltext.queryNodes('claim_text', $query, {limit: $candidates})
 YIELD node AS c, score
 WHERE """
         + claim_filter
         + _BEST_SCORE,
-        by_evidence_text="""
+        by_evidence_text=AWAIT_TEXT_INDEXES
+        + """
 CALL db.index.fulltext.queryNodes('observation_text', $query, {limit: $candidates})
 YIELD node AS o, score
 WHERE """
@@ -97,7 +103,8 @@ WHERE """
         + claim_filter
         + _BEST_SCORE,
         # Claims about a named entity, as its subject or as its object.
-        by_entity_name="""
+        by_entity_name=AWAIT_TEXT_INDEXES
+        + """
 CALL db.index.fulltext.queryNodes('claim_text', $query, {limit: $candidates})
 YIELD node AS named, score
 WHERE named.type = 'entity' AND """

@@ -44,6 +44,7 @@ from neomodel import (
 from graph.domain.errors import SetupError
 from graph.store.db import Graph, run
 from graph.store.neomodel_bridge import in_neomodel
+from graph.store.text_indexes import AWAIT_INDEXES_ONLINE
 
 _BATCHED = re.compile(r"\bIN\s+TRANSACTIONS\b", re.IGNORECASE)
 _FILE_NAME = re.compile(r"^V(?P<version>\d{4})__(?P<what>[a-z0-9_]+)\.cypher$")
@@ -173,6 +174,10 @@ async def migrate(graph: Graph, directory: Path | None = None) -> list[Migration
                 f"migration {migration.name} was recorded concurrently with other text"
             )
         done.append(migration)
+    if done:
+        # A migration may have (re)built an index: nothing reads before it is online.
+        async with graph.driver.session(database=graph.database) as session:
+            await (await session.run(AWAIT_INDEXES_ONLINE)).consume()
     return done
 
 
