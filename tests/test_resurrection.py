@@ -57,7 +57,7 @@ DETACH DELETE m
 WITH DISTINCT c WHERE c.erasedAt IS NOT NULL
 REMOVE c.text
 """
-# The full-text index is updated just after commit (V0012): wait until it holds every write.
+# The full-text index is updated just after commit (V0013): wait until it holds every write.
 FULL_TEXT_CANDIDATES = (
     "CALL db.index.fulltext.awaitEventuallyConsistentIndexRefresh() "
     "CALL db.index.fulltext.queryNodes('claim_text', $q) YIELD node RETURN node.id AS id"

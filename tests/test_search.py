@@ -44,7 +44,7 @@ async def test_a_claim_is_found_by_its_text_its_evidence_and_its_entity(
 async def test_a_search_right_after_each_remember_finds_it_by_its_text_and_its_evidence(
     story: Story, embedder: Embedder
 ) -> None:
-    """The full-text indexes are updated just after commit (V0012); a search waits for them."""
+    """The full-text indexes are updated just after commit (V0013); a search waits for them."""
     for n in range(15):
         word = f"quokka{n}x"
         said = await story.say(f"the {word} sighting was logged")

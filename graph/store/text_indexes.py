@@ -1,6 +1,6 @@
 """The full-text indexes (`claim_text`, `observation_text`) are eventually consistent: Neo4j
 applies a commit's changes to them just after the commit, so Lucene's work does not lengthen
-every write (migrations/V0012). Whoever needs them to hold every committed write waits first:
+every write (migrations/V0013). Whoever needs them to hold every committed write waits first:
 each search query begins with `AWAIT_TEXT_INDEXES`, and forget, retention and restore call
 `text_indexes_caught_up` before they return, so after them not even a raw index lookup finds
 what they erased. A wait with nothing pending returns at once."""
