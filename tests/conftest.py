@@ -25,6 +25,7 @@ from graph.store.local.server import LocalNeo4j
 from graph.store.migrate import migrate
 from graph.store.settings import Settings
 from tests.http import running
+from tests.run_order import by_length
 from tests.support import QUICK_NEO4J_CONFIG, QUICK_NEO4J_JVM, delete_all_data
 
 # Property tests: fixed seed and ≥ 200 examples in CI; `HYPOTHESIS_PROFILE=deep` for more.
@@ -42,6 +43,11 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The long files first, so the two workers finish together (tests/run_order.py)."""
+    by_length(items)
 
 
 @pytest.fixture(scope="session")

@@ -52,11 +52,10 @@ WHERE NOT n:Migration
 RETURN count(n) = 0 AS empty
 """
 
-PREPARE_RESTORE: LiteralString = (
-    "CREATE INDEX engram_restoring IF NOT EXISTS FOR (n:EngramRestoring) ON (n.restoreKey)"
-)
 AWAIT_INDEXES: LiteralString = "CALL db.awaitIndexes(300)"
 
+# Loaded nodes carry the label and key below until the relationships are in; their lookup index
+# (`engram_restoring`) is made by migration V0012, so a restore changes no schema.
 LOAD_NODES: LiteralString = """
 UNWIND $rows AS row
 CREATE (n:EngramRestoring)
@@ -76,7 +75,6 @@ FINISH_RESTORE: LiteralString = """
 MATCH (n:EngramRestoring)
 CALL (n) { REMOVE n:EngramRestoring REMOVE n.restoreKey } IN TRANSACTIONS OF 5000 ROWS
 """
-DROP_RESTORE_INDEX: LiteralString = "DROP INDEX engram_restoring IF EXISTS"
 
 
 UNERASED_TOMBSTONED: LiteralString = """
@@ -161,7 +159,6 @@ async def restore(
     await migrate(target)
     if not (await target.read(IS_EMPTY))[0]["empty"]:
         raise SetupError("the restore target is not empty; restore into an empty database")
-    await target.write(PREPARE_RESTORE)
     await target.write(AWAIT_INDEXES)
     counts = manifest["counts"]
     with zipfile.ZipFile(path) as archive:
@@ -184,7 +181,6 @@ async def restore(
                 blobs += 1
     async with target.driver.session(database=target.database) as session:
         await (await session.run(FINISH_RESTORE)).consume()
-    await target.write(DROP_RESTORE_INDEX)
     async with target.driver.session(database=target.database) as session:
         await (await session.run(TO_EMBED_AGAIN)).consume()
         # An archive made before entity claims carried their spoken names (V0011) gets them.
