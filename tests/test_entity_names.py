@@ -13,6 +13,7 @@ from graph.domain.errors import EngramError
 from graph.erasure.forget import ForgetInput, forget
 from graph.erasure.selectors import Selector, SelectorKind
 from graph.memory import query_count
+from graph.reads.resources import ENTITY_IDS_BY_NAME
 from graph.store.db import Graph
 from graph.store.migrate import load
 from tests.story import TEST_ACTOR, Story, new_story
@@ -62,7 +63,7 @@ async def counted_remember(story: Story, items: list[dict[str, Any]]) -> int:
 async def test_a_name_is_looked_up_by_an_index_seek_not_a_scan_of_entity_claims(
     graph: Graph,
 ) -> None:
-    for query in (ENTITIES_BY_NAME, ENTITIES_FOUND):
+    for query in (ENTITIES_BY_NAME, ENTITIES_FOUND, ENTITY_IDS_BY_NAME):
         operators = await plan_operators(graph, query)
         assert not SCANS & {operator for operator, _ in operators}, operators
         assert any(

@@ -19,7 +19,6 @@ from datetime import datetime
 from typing import Any
 
 from graph.commands.captions import caption
-from graph.commands.entity_names import spoken_names
 from graph.commands.writing import WriteContext, new_id
 from graph.domain import memory_types as mt
 from graph.domain.intervals import Interval
@@ -236,7 +235,7 @@ def claim_row(
         canonical = key.split(":", 2)[2]
         name = (value or {}).get("name") or canonical
         aliases = [a for a in (value or {}).get("aliases", []) if a != name]
-        row.name, row.aliases, row.spoken_names = name, aliases, spoken_names([name, *aliases])
+        row.name, row.aliases, row.spoken_names = name, aliases, mt.spoken_names([name, *aliases])
         also = f" (also: {', '.join(aliases)})" if aliases else ""
         attrs = mt.summarize((value or {}).get("attrs"))
         summary = f"{name}{also}" + (f"; {attrs}" if attrs else "")

@@ -1,7 +1,9 @@
-"""How a write finds an entity by a name without reading every entity claim of its space.
+"""How a write or a read finds an entity by a name without reading every entity claim of its
+space.
 
 Every `entity:` claim carries `spokenNames`: its name and each alias as compared (lowercase
-words joined by one space, `graph.domain.memory_types.name_words`), each between newlines:
+words joined by one space, `graph.domain.memory_types.name_words`), each between newlines
+(`memory_types.spoken_names`; a name's `memory_types.name_needle` is what they contain):
 
     >>> spoken_names(["Ada  Lovelace", "Countess"])
     '\\nada lovelace\\ncountess\\n'
@@ -16,21 +18,7 @@ own names, written with them and erased with them (`graph.erasure.engine`).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import LiteralString
-
-from graph.domain import memory_types as mt
-
-
-def spoken_names(names: Iterable[str]) -> str:
-    """The `spokenNames` of an entity claim with these names (its name first, then aliases)."""
-    return "\n" + "".join(" ".join(mt.name_words(name)) + "\n" for name in names)
-
-
-def name_needle(name: str) -> str:
-    """What a claim's `spokenNames` contains when `name` is one of its names."""
-    return "\n" + " ".join(mt.name_words(name)) + "\n"
-
 
 _COMPARED: LiteralString = """
 [text IN [c.name] + coalesce(c.aliases, []) |

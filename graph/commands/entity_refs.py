@@ -15,7 +15,6 @@ from typing import Any, LiteralString
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from graph.commands.entity_names import name_needle
 from graph.commands.writing import WriteContext
 from graph.domain import memory_types as mt
 from graph.domain.errors import AmbiguousSubject, NotFound
@@ -163,7 +162,7 @@ class EntityLookup:
             names=[
                 {
                     "id": index_of[(name, kind)],
-                    "needle": name_needle(name or ""),
+                    "needle": mt.name_needle(name or ""),
                     "kind": kind.value if kind else None,
                 }
                 for name, kind in named

@@ -14,6 +14,7 @@ part may contain ':' (URLs). Every rule here is deterministic and explains itsel
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date
 from typing import Any
@@ -183,6 +184,22 @@ def key_part(text: str) -> str:
 def name_words(name: str) -> list[str]:
     """A name as compared: lowercase words (case and spacing never tell two names apart)."""
     return name.lower().split()
+
+
+def spoken_names(names: Iterable[str]) -> str:
+    """The `spokenNames` of an entity claim with these names (its name first, then aliases):
+    each as compared, between newlines, so a name is one of them exactly when the string
+    contains its `name_needle` (a compared name holds no newline).
+
+        >>> spoken_names(["Ada  Lovelace", "Countess"])
+        '\\nada lovelace\\ncountess\\n'
+    """
+    return "\n" + "".join(" ".join(name_words(name)) + "\n" for name in names)
+
+
+def name_needle(name: str) -> str:
+    """What an entity claim's `spokenNames` contains when `name` is one of its names."""
+    return "\n" + " ".join(name_words(name)) + "\n"
 
 
 def entity_key(kind: str, name: str) -> str:

@@ -145,13 +145,13 @@ RETURN properties(ep) AS episode, collect(properties(o)) AS observations
 
 ENTITY_IDS_BY_NAME: LiteralString = (
     """
-MATCH (c:Claim {spaceId: $spaceId, type: 'entity'})
-WHERE """
+MATCH (c:Claim)
+USING TEXT INDEX c:Claim(spokenNames)
+WHERE c.spokenNames CONTAINS toString($needle) AND c.spaceId = $spaceId AND c.type = 'entity'
+  AND """
     + visible("c")
     + """ AND c.status IN ['active', 'disputed']
   AND ($kind IS NULL OR c.key STARTS WITH 'entity:' + $kind + ':')
-  AND any(text IN [c.name] + coalesce(c.aliases, [])
-          WHERE [w IN split(toLower(text), ' ') WHERE w <> ''] = $words)
 MATCH (e:Entity {id: c.subjectId})
 WHERE """
     + visible("e")
@@ -230,8 +230,8 @@ async def find_entity(
     knownAt; case and spacing ignored; of `kind` if given) refers to; a name that fits several
     is `AMBIGUOUS_SUBJECT`."""
     if name is not None:
-        words = mt.name_words(name)
-        rows = await graph.read(ENTITY_IDS_BY_NAME, **view.params(), words=words, kind=kind)
+        needle = mt.name_needle(name)
+        rows = await graph.read(ENTITY_IDS_BY_NAME, **view.params(), needle=needle, kind=kind)
         if not rows:
             raise NotFound(f"no visible entity named {name!r}", field="name")
         if len(rows) > 1:
