@@ -68,6 +68,9 @@ def test_start_reuse_persist_and_stop_of_a_local_neo4j_on_its_last_port_or_any_f
         server.stop()
 
     with socket.socket() as blocker:
+        # The stopped server's closed connections may hold the port in TIME_WAIT a while:
+        # SO_REUSEADDR lets the blocker bind anyway, and while it listens nothing else can.
+        blocker.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         blocker.bind(("127.0.0.1", int(first.uri.rpartition(":")[2])))
         blocker.listen()
         moved = server.start()
