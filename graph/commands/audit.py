@@ -21,7 +21,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, LiteralString
 
-from graph.commands.write_batch import CREATE_AUDIT_EVENTS, Writes
+from graph.commands.write_batch import Writes, write_all
 from graph.commands.writing import WriteContext, new_id
 from graph.domain.errors import Conflict, ValidationFailed
 from graph.domain.model import Privacy, canonical_json
@@ -89,15 +89,7 @@ class AuditLog:
         writes.events.extend(self.stored_events(ctx))
 
     async def write(self, ctx: WriteContext) -> None:
-        if self.events:
-            await run(
-                ctx.tx,
-                CREATE_AUDIT_EVENTS,
-                events=self.stored_events(ctx),
-                now=ctx.now,
-                spaceId=ctx.space_id,
-                actor=ctx.actor,
-            )
+        await write_all(ctx, self)
 
 
 def key_digest(key: str, tier: Privacy) -> str:

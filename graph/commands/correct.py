@@ -39,6 +39,7 @@ from graph.commands.revisions import (
     load_claims,
     load_key_states,
 )
+from graph.commands.write_batch import write_all
 from graph.commands.writing import WriteContext, run_command
 from graph.domain import memory_types as mt
 from graph.domain.actor import Actor
@@ -206,8 +207,7 @@ async def _correct_in(ctx: WriteContext, change: CorrectInput) -> Claim:
         other_old = other_state.row(other.id)
         other_row = _dispute(ctx, other_old, other_state, plan, evidence_plan, reason)
 
-    await plan.write(ctx)
-    await evidence_plan.write(ctx)
+    await write_all(ctx, plan, evidence_plan)
     if other_row is not None:
         # Each disputed side is contradicted by what supports the other.
         copies = [
