@@ -146,10 +146,13 @@ async def related(
     relation_types: list[str] | None = None,
     direction: Direction = Direction.BOTH,
     first: int = 50,
+    start_seen: bool = False,
 ) -> Neighbourhood:
-    """Entities reachable from `entity_id` in `hops` visible relations, breadth first."""
+    """Entities reachable from `entity_id` in `hops` visible relations, breadth first; none
+    (not even the start) when the start is not visible. `start_seen`: the caller has just
+    found the start visible in `view` (one query fewer)."""
     types = check_related(hops, relation_types, first)
-    if not await graph.read(START, **view.params(), id=entity_id):
+    if not start_seen and not await graph.read(START, **view.params(), id=entity_id):
         return Neighbourhood(entity_id, {}, [], False)
     query = {Direction.OUT: HOP_OUT, Direction.IN: HOP_IN, Direction.BOTH: HOP_BOTH}[direction]
     distances = {entity_id: 0}
