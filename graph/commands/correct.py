@@ -207,7 +207,16 @@ async def _correct_in(ctx: WriteContext, change: CorrectInput) -> Claim:
         other_old = other_state.row(other.id)
         other_row = _dispute(ctx, other_old, other_state, plan, evidence_plan, reason)
 
-    await write_all(ctx, plan, evidence_plan)
+    audit = AuditLog()
+    audit.add(
+        "correct",
+        [new_row.id, *([other_row.id] if other_row else [])],
+        idempotency_key=change.idempotency_key,
+        request_hash=fingerprint if change.idempotency_key else None,
+        result={"claimId": new_row.id},
+        detail=str(change.kind),
+    )
+    await write_all(ctx, plan, evidence_plan, audit)
     if other_row is not None:
         # Each disputed side is contradicted by what supports the other.
         copies = [
@@ -221,16 +230,6 @@ async def _correct_in(ctx: WriteContext, change: CorrectInput) -> Claim:
         )
         await run(ctx.tx, LINK_DISPUTE, aId=new_row.id, bId=other_row.id, now=ctx.now)
 
-    audit = AuditLog()
-    audit.add(
-        "correct",
-        [new_row.id, *([other_row.id] if other_row else [])],
-        idempotency_key=change.idempotency_key,
-        request_hash=fingerprint if change.idempotency_key else None,
-        result={"claimId": new_row.id},
-        detail=str(change.kind),
-    )
-    await audit.write(ctx)
     return (await load_claims(ctx, [new_row.id]))[new_row.id]
 
 

@@ -164,9 +164,7 @@ class Graph:
     async def _read_once(
         self, query: LiteralString, params: dict[str, Any]
     ) -> list[dict[str, Any]]:
-        counter = query_count.get()
-        if counter is not None:
-            counter[0] += 1
+        _count_query()
         async with self.driver.session(
             database=self.database, default_access_mode=READ_ACCESS
         ) as session:
@@ -192,11 +190,15 @@ async def run(
     tx: AsyncManagedTransaction, query: LiteralString, /, **params: Any
 ) -> list[dict[str, Any]]:
     """Run `query` inside `tx` and return its rows as dicts (counted for N+1 checks)."""
+    _count_query()
+    result = await tx.run(query, params)
+    return [record.data() async for record in result]
+
+
+def _count_query() -> None:
     counter = query_count.get()
     if counter is not None:
         counter[0] += 1
-    result = await tx.run(query, params)
-    return [record.data() async for record in result]
 
 
 def _fetch_all(
