@@ -42,7 +42,7 @@ BENCH_PREFIX = "bench"
 # enough for a 1 GB heap. `CALL … IN TRANSACTIONS` needs an auto-commit (implicit) transaction.
 DELETE_SPACE_CONTENT: LiteralString = """
 MATCH (n {spaceId: $id})
-CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 5000 ROWS
+CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 1000 ROWS
 """
 
 DELETE_SPACE_NODE: LiteralString = """

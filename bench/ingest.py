@@ -1,13 +1,16 @@
 """How fast a conversation streams into Engram over GraphQL HTTP, beside the engine in-process:
 facts by names, each with its message as inline evidence text, side by side in one run.
 
-Four variants are measured in every round, their order alternating between rounds:
+Six variants are measured in every round, their order alternating between rounds:
 
 - `http batched`: `rememberMany` of `--size` facts per request to a real `engram serve` (uvicorn,
   dev mode) started for the run, facts per second;
 - `engine batched`: the same facts through `Memory.remember` in this process, facts per second;
 - `http single`: one `remember` per request, each with its message as evidence text, latency;
-- `engine single`: one `Memory.remember` per call, latency.
+- `engine single`: one `Memory.remember` per call, latency;
+- `raw facts` and `raw evidence`: the floor (`bench.ingest_floor`) — Neo4j storing what Engram
+  stores per fact, by one hand-made statement per batch of `--size` (new facts; evidence onto
+  facts written before), facts per second, and `raw single`, one new fact per transaction.
 
 The table gives medians over the rounds of rates and p50 latencies, and the medians of the
 ratios paired within a round (HTTP beside engine), so a shared machine's drift cancels out.
@@ -37,6 +40,7 @@ import typer
 from rich.table import Table
 
 from bench._support import bench_console, delete_space, fresh_space_name, percentile
+from bench.ingest_floor import RAW_EVIDENCE, RAW_FACTS, Floor
 from graph.domain.actor import Actor
 from graph.memory import Memory
 
@@ -176,6 +180,9 @@ class Round:
             lambda item: self.memory.remember(ACTOR, space, [item]),
         )
 
+    async def raw_single(self, floor: Floor, calls: int) -> float:
+        return percentile(await floor.single_ms(calls), 50)
+
 
 async def p50_ms(items: list[dict[str, Any]], call: Callable[[Any], Awaitable[object]]) -> float:
     latencies = []
@@ -188,8 +195,18 @@ async def p50_ms(items: list[dict[str, Any]], call: Callable[[Any], Awaitable[ob
 
 async def run(rounds: int, batched: int, size: int, single: int) -> None:
     console = bench_console()
-    variants = ("http batched", "engine batched", "http single", "engine single")
-    spaces = {name: fresh_space_name() for name in variants}
+    variants = (
+        "http batched",
+        "engine batched",
+        "raw facts",
+        "raw evidence",
+        "http single",
+        "engine single",
+        "raw single",
+    )
+    # The floor writes into one space of its own ("raw facts").
+    floor_only = ("raw evidence", "raw single")
+    spaces = {name: fresh_space_name() for name in variants if name not in floor_only}
     results: dict[str, list[float]] = {name: [] for name in variants}
     async with await Memory.open() as memory, engram_serve() as served:
         client = served.client
@@ -198,6 +215,10 @@ async def run(rounds: int, batched: int, size: int, single: int) -> None:
         bench = Round(client, memory, spaces)
         await bench.http_batched(size, size)  # warm up both paths and the server's caches
         await bench.engine_batched(size, size)
+        for _ in range(2):  # rows for the floor to copy, in a space of its own
+            facts = [bench.talk.next()[1] for _ in range(size)]
+            await memory.remember(ACTOR, spaces["raw facts"], facts)
+        floor = await Floor.of(memory, spaces["raw facts"])
         try:
             for number in range(rounds):
                 load = os.getloadavg()[0]
@@ -208,8 +229,14 @@ async def run(rounds: int, batched: int, size: int, single: int) -> None:
                             value = await bench.http_batched(batched, size)
                         case "engine batched":
                             value = await bench.engine_batched(batched, size)
+                        case "raw facts":
+                            value = await floor.batched(RAW_FACTS, batched, size)
+                        case "raw evidence":
+                            value = await floor.batched(RAW_EVIDENCE, batched, size)
                         case "http single":
                             value = await bench.http_single(single)
+                        case "raw single":
+                            value = await bench.raw_single(floor, single)
                         case _:
                             value = await bench.engine_single(single)
                     results[name].append(value)
@@ -225,20 +252,26 @@ async def run(rounds: int, batched: int, size: int, single: int) -> None:
         title=f"Conversation ingest, medians of {rounds} rounds (load average now "
         f"{os.getloadavg()[0]:.2f})"
     )
-    for column in ("", "HTTP (GraphQL)", "engine (in-process)", "HTTP / engine", "goal"):
+    columns = ("", "HTTP (GraphQL)", "engine (in-process)", "raw floor", "HTTP / engine")
+    for column in (*columns, "HTTP / floor", "goal"):
         table.add_column(column, justify="right" if column else "left")
+    median = {name: statistics.median(values) for name, values in results.items()}
     table.add_row(
         f"facts/s, rememberMany of {size}",
-        f"{statistics.median(results['http batched']):,.0f}",
-        f"{statistics.median(results['engine batched']):,.0f}",
+        f"{median['http batched']:,.0f}",
+        f"{median['engine batched']:,.0f}",
+        f"{median['raw facts']:,.0f} new · {median['raw evidence']:,.0f} evidence only",
         f"{paired(results['http batched'], results['engine batched']):.2f}",
+        f"{paired(results['http batched'], results['raw facts']):.2f}",
         "≥ 1,000 facts/s",
     )
     table.add_row(
         "p50 ms, single remember",
-        f"{statistics.median(results['http single']):.1f}",
-        f"{statistics.median(results['engine single']):.1f}",
+        f"{median['http single']:.1f}",
+        f"{median['engine single']:.1f}",
+        f"{median['raw single']:.1f}",
         f"{paired(results['http single'], results['engine single']):.2f}",
+        f"{paired(results['http single'], results['raw single']):.2f}",
         "≤ 10 ms",
     )
     console.print(table)
