@@ -6,7 +6,11 @@ from pathlib import Path
 from typing import Any
 
 from graph.commands.entity_names import FILL_SPOKEN_NAMES
-from graph.commands.entity_refs import ENTITIES_BY_NAME, ENTITIES_FOUND
+from graph.commands.entity_refs import (
+    ENTITIES_AND_SESSIONS_FOUND,
+    ENTITIES_BY_NAME,
+    ENTITIES_FOUND,
+)
 from graph.commands.remember import remember
 from graph.domain.actor import Actor
 from graph.domain.errors import EngramError
@@ -63,7 +67,12 @@ async def counted_remember(story: Story, items: list[dict[str, Any]]) -> int:
 async def test_a_name_is_looked_up_by_an_index_seek_not_a_scan_of_entity_claims(
     graph: Graph,
 ) -> None:
-    for query in (ENTITIES_BY_NAME, ENTITIES_FOUND, ENTITY_IDS_BY_NAME):
+    for query in (
+        ENTITIES_BY_NAME,
+        ENTITIES_FOUND,
+        ENTITIES_AND_SESSIONS_FOUND,
+        ENTITY_IDS_BY_NAME,
+    ):
         operators = await plan_operators(graph, query)
         assert not SCANS & {operator for operator, _ in operators}, operators
         assert any(

@@ -82,10 +82,10 @@ async def read_view(memory: Memory) -> View:
     return await memory.view(OPERATOR, "domain")
 
 
-async def test_a_fact_by_names_with_its_message_as_evidence_costs_five_round_trips(
+async def test_a_fact_by_names_with_its_message_as_evidence_costs_four_round_trips(
     memory: Memory, stories: tuple[Story, Story]
 ) -> None:
-    """The tick (with the space's predicate rules), the entities by id, key and name, the
+    """The tick (with the space's predicate rules), the entities by id, key and name with the
     session episode, the rows of the key, and every write in one statement — plus the opening
     of the session episode and its audit event, the first time a writer gives evidence text on
     a day."""
@@ -104,7 +104,7 @@ async def test_a_fact_by_names_with_its_message_as_evidence_costs_five_round_tri
         [claim], queries = await counted(lambda n=n: memory.remember(OPERATOR, "domain", [fact(n)]))
         assert claim.revision == 1 and len(claim.evidence) == 1
         costs.append(queries)
-    assert costs == [7, 5, 5]
+    assert costs == [6, 4, 4]
 
 
 async def test_an_entity_costs_its_lookup_and_the_view(

@@ -85,14 +85,36 @@ RETURN ref.id AS ref, target.id AS id, key, target.canonical AS canonical
 ENTITIES_FOUND: LiteralString = (
     "CALL () {"
     + ENTITIES_BY_ID
-    + "} RETURN 'id' AS by, ref, id, key, canonical\nUNION ALL\nCALL () {"
+    + "} RETURN 'id' AS by, ref, id, key, canonical, null AS episode\nUNION ALL\nCALL () {"
     + ENTITIES_BY_KEY
-    + "} RETURN 'key' AS by, ref, id, key, canonical\nUNION ALL\nCALL () {"
+    + "} RETURN 'key' AS by, ref, id, key, canonical, null AS episode\nUNION ALL\nCALL () {"
     + ENTITIES_BY_NAME
-    + "} RETURN 'name' AS by, ref, id, key, canonical\n"
+    + "} RETURN 'name' AS by, ref, id, key, canonical, null AS episode\n"
 )
 """The three lookups in one round trip (`$ids`, `$entityKeys`, `$names`; an empty list finds
 nothing), each row saying which found it."""
+
+# The open session episode of each `$sessionKeys` (graph.commands.inline_evidence), newest first.
+SESSION_EPISODES: LiteralString = """
+UNWIND $sessionKeys AS sessionKey
+CALL (sessionKey) {
+  MATCH (e:Episode {spaceId: $spaceId, sessionKey: sessionKey})
+  WHERE e.status = 'open' AND e.erasedAt IS NULL
+  RETURN properties(e) AS episode
+  ORDER BY e.recordedAt DESC
+  LIMIT 1
+}
+"""
+
+ENTITIES_AND_SESSIONS_FOUND: LiteralString = (
+    ENTITIES_FOUND
+    + "UNION ALL\nCALL () {"
+    + SESSION_EPISODES
+    + "RETURN sessionKey, episode"
+    + "} RETURN 'session' AS by, sessionKey AS ref, null AS id, null AS key, null AS canonical,"
+    + " episode\n"
+)
+"""`ENTITIES_FOUND` and the session episodes an evidence text may go to, in one round trip."""
 
 
 class EntityRef(BaseModel):
@@ -193,25 +215,36 @@ async def find_entities(
 ) -> dict[EntityRef, dict[str, dict[str, Any]]]:
     """Every visible entity each reference may mean, by key (a name may fit several; a name
     with a kind also fits the entity its derived key names, whatever it is called now)."""
+    candidates, _ = await find_entities_and_sessions(ctx, refs, [])
+    return candidates
+
+
+async def find_entities_and_sessions(
+    ctx: WriteContext, refs: list[EntityRef], session_keys: list[str]
+) -> tuple[dict[EntityRef, dict[str, dict[str, Any]]], dict[str, dict[str, Any] | None]]:
+    """`find_entities`, and the open session episode of each of `session_keys` (None: none
+    open), in one round trip."""
     lookup = EntityLookup.of(refs)
-    params: dict[str, Any] = {
-        "spaceId": ctx.space_id,
-        "now": ctx.now,
-        "maxPrivacy": int(ctx.max_privacy),
-    }
     found: dict[tuple[str, str], list[dict[str, Any]]] = {}
-    if lookup.ids or lookup.keys or lookup.names:
+    sessions: dict[str, dict[str, Any] | None] = dict.fromkeys(session_keys)
+    if lookup.ids or lookup.keys or lookup.names or session_keys:
         rows = await run(
             ctx.tx,
-            ENTITIES_FOUND,
-            **params,
+            ENTITIES_AND_SESSIONS_FOUND if session_keys else ENTITIES_FOUND,
+            spaceId=ctx.space_id,
+            now=ctx.now,
+            maxPrivacy=int(ctx.max_privacy),
             ids=lookup.ids,
             entityKeys=lookup.keys,
             names=lookup.names,
+            sessionKeys=sorted(set(session_keys)),
         )
         for row in rows:
-            found.setdefault((row["by"], row["ref"]), []).append(row)
-    return lookup.candidates(found)
+            if row["by"] == "session":
+                sessions[row["ref"]] = row["episode"]
+            else:
+                found.setdefault((row["by"], row["ref"]), []).append(row)
+    return lookup.candidates(found), sessions
 
 
 def only_candidate(

@@ -168,16 +168,31 @@ async def _open_session(ctx: WriteContext, privacy: int) -> dict[str, Any]:
     return {"id": opened.id, "status": opened.status.value, "privacy": privacy}
 
 
-async def inline_texts(ctx: WriteContext, cited: list[tuple[EvidenceRef, int, str]]) -> InlinePlan:
+def session_keys_of(ctx: WriteContext, cited: list[tuple[EvidenceRef, int, str]]) -> list[str]:
+    """The session episodes' keys the evidence texts of `(ref, tier, field)` need, for a
+    caller that looks them up with its own reads (`entity_refs.find_entities_and_sessions`)."""
+    tiers, _ = episodes_wanted(texts_cited(cited))
+    return [session_key(ctx, privacy) for privacy in tiers]
+
+
+async def inline_texts(
+    ctx: WriteContext,
+    cited: list[tuple[EvidenceRef, int, str]],
+    sessions_found: dict[str, dict[str, Any] | None] | None = None,
+) -> InlinePlan:
     """Plan the observations of each evidence text of `(ref, tier, field)`, once per tier, in
     order (the field names the input in errors); the caller writes the plan with its own
-    (`write_batch.write_all`)."""
+    (`write_batch.write_all`). `sessions_found`: session episodes by key the caller has read in
+    this transaction already (None: none open); others are read here."""
     wanted = texts_cited(cited)
     if not wanted:
         return InlinePlan()
     tiers, named_ids = episodes_wanted(wanted)
     sessions: dict[int, dict[str, Any] | None] = {}
     for privacy in tiers:
+        if sessions_found is not None and session_key(ctx, privacy) in sessions_found:
+            sessions[privacy] = sessions_found[session_key(ctx, privacy)]
+            continue
         rows = await run(
             ctx.tx,
             SESSION_EPISODE,

@@ -22,7 +22,7 @@ from typing import Any
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, JsonValue, model_validator
 
 from graph.commands.audit import AuditLog, check_idempotency_key, find_replays, request_hash
-from graph.commands.entity_refs import EntityRef, find_entities
+from graph.commands.entity_refs import EntityRef, find_entities_and_sessions
 from graph.commands.evidence import (
     MAX_EVIDENCE,
     EvidencePlan,
@@ -30,7 +30,7 @@ from graph.commands.evidence import (
     ResolvedEvidence,
     resolve_evidence,
 )
-from graph.commands.inline_evidence import inline_texts
+from graph.commands.inline_evidence import inline_texts, session_keys_of
 from graph.commands.predicate_rules import load_rules
 from graph.commands.remember_plan import batch_entities, checked_item, key_of, results_of
 from graph.commands.remember_refs import Path, entity_refs_of, plan_entities
@@ -217,7 +217,13 @@ async def _remember_in(
             raise Forbidden(
                 f"this key may not write at privacy {tier}", field=path(index, "privacy")
             )
-    batch = plan_entities(ctx, fresh, path, await find_entities(ctx, entity_refs_of(fresh)))
+    # The session episodes evidence texts go to are read with the entities (one round trip):
+    # an entity created for an item cites that item's evidence at its tier, so needs no other.
+    texts = [(ref, int(item.privacy), "") for _, item, _ in fresh for ref in item.evidence]
+    candidates, sessions = await find_entities_and_sessions(
+        ctx, entity_refs_of(fresh), session_keys_of(ctx, texts)
+    )
+    batch = plan_entities(ctx, fresh, path, candidates)
     work = [
         (index, extra, MemoryType.ENTITY, True)
         for index, _, _ in fresh
@@ -234,7 +240,7 @@ async def _remember_in(
     evidence: dict[Any, ResolvedEvidence] = dict(
         await resolve_evidence(ctx, [(ref, where) for ref, _, where in cited])
     )
-    inline = await inline_texts(ctx, cited)
+    inline = await inline_texts(ctx, cited, sessions)
     evidence.update(inline.resolved)
     rules = await load_rules(ctx) if any(t is MemoryType.FACT for _, _, t, _ in work) else None
 
