@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import uuid
+
 import httpx
 import pytest
+from strawberry.extensions.validation_cache import _get_validate_cache
 
 from api.app import create_app
 from graph.store.db import Graph, Neo4jTarget
@@ -34,6 +37,23 @@ async def test_an_over_aliased_query_is_refused(story: Story, client: httpx.Asyn
     aliases = " ".join(f"a{i}: spaces {{ name }}" for i in range(21))
     body = await gql(client, "{ " + aliases + " }")
     assert "21 aliases found. Allowed: 20" in body["errors"][0]["message"]
+
+
+async def test_a_document_is_validated_once_and_then_answered_from_the_validation_cache(
+    story: Story, client: httpx.AsyncClient
+) -> None:
+    """The depth and alias limits are the same rules for every request, so the cache (keyed by
+    the document and the rules) knows a document it has validated; strawberry's cache is
+    private, so its counters are read through its own accessor."""
+    cache = _get_validate_cache(256)
+    document = "{ s" + uuid.uuid4().hex + ": spaces { name } }"
+    before = cache.cache_info()
+    assert "errors" not in await gql(client, document)
+    first = cache.cache_info()
+    assert "errors" not in await gql(client, document)
+    second = cache.cache_info()
+    assert (first.misses - before.misses, first.hits - before.hits) == (1, 0)
+    assert (second.misses - first.misses, second.hits - first.hits) == (0, 1)
 
 
 async def test_an_over_long_query_is_refused(story: Story, client: httpx.AsyncClient) -> None:

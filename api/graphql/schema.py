@@ -13,6 +13,7 @@ from typing import Annotated, Any, TypeVar
 
 import strawberry
 from strawberry.extensions import (
+    AddValidationRules,
     DisableIntrospection,
     MaskErrors,
     MaxAliasesLimiter,
@@ -327,10 +328,17 @@ class Query:
 def build_schema(
     *, dev: bool, max_depth: int = 12, max_aliases: int = 20, max_tokens: int = 2000
 ) -> strawberry.Schema:
-    """The schema with its limits; introspection only in dev mode."""
+    """The schema with its limits; introspection only in dev mode.
+
+    The depth and alias limits are validation rules made once here: a limiter made per request
+    brings rule classes of its own, and the validation cache, keyed by the rules, would then
+    validate every request again."""
+    limits = [
+        *QueryDepthLimiter(max_depth=max_depth).validation_rules,
+        *MaxAliasesLimiter(max_alias_count=max_aliases).validation_rules,
+    ]
     extensions: list[Any] = [
-        lambda: QueryDepthLimiter(max_depth=max_depth),
-        lambda: MaxAliasesLimiter(max_alias_count=max_aliases),
+        lambda: AddValidationRules(limits),
         lambda: MaxTokensLimiter(max_token_count=max_tokens),
         lambda: ParserCache(maxsize=256),
         lambda: ValidationCache(maxsize=256),
