@@ -17,6 +17,7 @@ or as plain data (validated into it, with typed errors); answers are the domain 
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
@@ -256,8 +257,15 @@ class Memory(MemoryAdmin):
     ) -> Explanation:
         """The shortest visible paths between two entities, with evidence on every hop."""
         traverse.check_explain(max_hops, first)
-        from_id = await self._entity_id(view, source)
-        to_id = await self._entity_id(view, target)
+        # The two lookups are independent reads: sent at once, they cost one round trip's wait.
+        # The source's failure is reported before the target's, whichever answered first.
+        found = await asyncio.gather(
+            self._entity_id(view, source), self._entity_id(view, target), return_exceptions=True
+        )
+        for outcome in found:
+            if isinstance(outcome, BaseException):
+                raise outcome
+        from_id, to_id = (str(outcome) for outcome in found)
         return await traverse.explain_relation(
             self.graph, view, from_id, to_id, max_hops=max_hops, first=first
         )

@@ -186,6 +186,23 @@ async def test_explain_alice_to_bob_in_2025_finds_no_path_and_says_why(
     }
 
 
+@pytest.mark.parametrize(
+    ("source", "target", "named"),
+    [
+        ("entity:person:nobody", "entity:person:noone", "entity:person:nobody"),
+        ("entity:person:alice", "entity:person:noone", "entity:person:noone"),
+    ],
+)
+async def test_explain_with_an_unknown_reference_names_it_and_the_source_first(
+    people: People, client: httpx.AsyncClient, source: str, target: str, named: str
+) -> None:
+    """The two references are looked up at once; the error is the source's when both fail."""
+    body = await gql(client, EXPLAIN, {"from": source, "to": target})
+    [error] = body["errors"]
+    assert error["extensions"]["code"] == "NOT_FOUND"
+    assert error["message"] == f"no visible entity {named!r}"
+
+
 async def test_explain_alice_to_bob_in_2025_as_known_before_the_corrections(
     people: People, client: httpx.AsyncClient
 ) -> None:
