@@ -145,9 +145,9 @@ def neighbourhood_json(found: Neighbourhood) -> JsonObject:
     }
 
 
-async def explanation_json(memory: Memory, view: View, found: Explanation) -> JsonObject:
-    ids = {i for path in found.paths for step in path for i in (step.from_id, step.to_id)}
-    names = await _names(memory, view, ids)
+def explanation_json(found: Explanation) -> JsonObject:
+    """The paths, each entity labelled as the view names it (the explanation carries them)."""
+    names: dict[str, Entity | None] = {e.id: e for e in found.entities}
     paths = []
     for path in found.paths:
         steps = []

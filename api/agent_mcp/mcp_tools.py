@@ -181,7 +181,7 @@ def register_tools(server: MCPServer, caller: Caller) -> None:
             found = await memory.explain_relation(
                 view, source.ref("source"), target.ref("target"), max_hops=max_hops, first=first
             )
-            return await explanation_json(memory, view, found)
+            return explanation_json(found)
 
         return await answer(work())
 

@@ -124,11 +124,8 @@ def explain_command(
         found = await memory.explain_relation(
             view, ends[0].id, ends[1].id, max_hops=max_hops, first=first
         )
-        ids = {ends[0].id, ends[1].id} | {
-            i for path in found.paths for step in path for i in (step.from_id, step.to_id)
-        }
-        named = await memory.entities(view, sorted(ids))
-        return view, ends, found, {e.id: e for e in named if e is not None}
+        # The explanation names the entities on its paths; the ends are named already.
+        return view, ends, found, {e.id: e for e in (*ends, *found.entities)}
 
     view, ends, found, entities = with_memory(work)
     moment = f"as of {when(view.as_of) if as_of else 'now'}"

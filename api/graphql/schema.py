@@ -252,6 +252,7 @@ class Query:
             found = await info.context.memory.explain_relation(
                 view, command_data(from_), command_data(to), max_hops=max_hops, first=first
             )
+            entity_loader(info.context, view).prime_many({e.id: e for e in found.entities})
             return Explanation.of(found, view)
 
         return await _query(work)

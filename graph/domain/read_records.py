@@ -88,6 +88,8 @@ class Explanation:
     paths: list[list[Step]]
     reason: str | None
     """Why there is no path (None when there are paths)."""
+    entities: tuple[Entity, ...] = ()
+    """The entities on the paths as the view names them (read with the paths' claims)."""
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ visible `MERGED_INTO` relationships are traversed too, as steps without a claim.
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any, LiteralString
 
 from graph.domain.errors import ValidationFailed
@@ -19,6 +20,7 @@ from graph.domain.memory_types import PREDICATE
 from graph.domain.read_records import Direction, Explanation, Neighbourhood, Relation, Step
 from graph.domain.timeutil import to_native, to_native_or_none
 from graph.reads.listing import claims_with_evidence
+from graph.reads.resources import entities_by_ids
 from graph.reads.visibility import View, visible
 from graph.store.db import Graph
 
@@ -216,7 +218,11 @@ async def explain_relation(
     claim_ids = sorted(
         {s["props"]["claimId"] for row in rows for s in row["steps"] if s["props"].get("claimId")}
     )
-    claims, evidence = await claims_with_evidence(graph, view, claim_ids)
+    entity_ids = sorted({node for row in rows for node in row["nodes"]})
+    # Two independent reads of the paths' claims and entities, sent at once.
+    (claims, evidence), entities = await asyncio.gather(
+        claims_with_evidence(graph, view, claim_ids), entities_by_ids(graph, view, entity_ids)
+    )
     paths = []
     for row in rows:
         steps = []
@@ -236,7 +242,7 @@ async def explain_relation(
             )
         paths.append(steps)
     paths.sort(key=lambda p: [(s.relation.type, s.to_id) for s in p])
-    return Explanation(paths, None)
+    return Explanation(paths, None, tuple(e for e in entities if e is not None))
 
 
 __all__ = [
