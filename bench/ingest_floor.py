@@ -25,38 +25,43 @@ from typing import Any, LiteralString
 
 from graph.memory import Memory
 
-# One statement per batch; the relationship type is one of bench.ingest's PREDICATES.
-RAW_FACTS: LiteralString = """
-MATCH (episode:Episode {id: $episodeId})
-UNWIND $rows AS row
-MATCH (subject:Entity {id: row.subjectId})
-MATCH (object:Entity {id: row.objectId})
+# The message as an observation of its episode; then its claim's evidence link and audit event.
+_OBSERVED: LiteralString = """
 CREATE (o:Observation)
 SET o = row.observation, o.recordedAt = $now
 CREATE (episode)-[:HAS_OBSERVATION {recordedAt: $now}]->(o)
-CREATE (c:Claim:Unembedded)
-SET c = row.claim, c.recordedAt = $now
-CREATE (c)-[:ABOUT {recordedAt: $now}]->(subject)
-CREATE (subject)-[r:$(row.predicate)]->(object)
-SET r = row.relation, r.recordedAt = $now
+"""
+_SUPPORTED_AND_AUDITED: LiteralString = """
 CREATE (c)-[e:SUPPORTED_BY]->(o)
 SET e = row.support, e.recordedAt = $now
 CREATE (a:AuditEvent)
 SET a = row.audit, a.at = $now
 """
 
-RAW_EVIDENCE: LiteralString = """
+# One statement per batch; the relationship type is one of bench.ingest's PREDICATES.
+RAW_FACTS: LiteralString = (
+    """
 MATCH (episode:Episode {id: $episodeId})
 UNWIND $rows AS row
-MATCH (c:Claim {id: row.claimId})
-CREATE (o:Observation)
-SET o = row.observation, o.recordedAt = $now
-CREATE (episode)-[:HAS_OBSERVATION {recordedAt: $now}]->(o)
-CREATE (c)-[e:SUPPORTED_BY]->(o)
-SET e = row.support, e.recordedAt = $now
-CREATE (a:AuditEvent)
-SET a = row.audit, a.at = $now
-"""
+MATCH (subject:Entity {id: row.subjectId})
+MATCH (object:Entity {id: row.objectId})"""
+    + _OBSERVED
+    + """CREATE (c:Claim:Unembedded)
+SET c = row.claim, c.recordedAt = $now
+CREATE (c)-[:ABOUT {recordedAt: $now}]->(subject)
+CREATE (subject)-[r:$(row.predicate)]->(object)
+SET r = row.relation, r.recordedAt = $now"""
+    + _SUPPORTED_AND_AUDITED
+)
+
+RAW_EVIDENCE: LiteralString = (
+    """
+MATCH (episode:Episode {id: $episodeId})
+UNWIND $rows AS row
+MATCH (c:Claim {id: row.claimId})"""
+    + _OBSERVED
+    + _SUPPORTED_AND_AUDITED.lstrip("\n")
+)
 
 # Templates: one row of each kind that Engram wrote for a fact with an evidence text.
 ENGRAM_ROWS: LiteralString = """

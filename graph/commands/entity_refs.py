@@ -15,6 +15,7 @@ from typing import Any, LiteralString
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from graph.commands.inline_evidence import SESSION_EPISODES
 from graph.commands.writing import WriteContext
 from graph.domain import memory_types as mt
 from graph.domain.errors import AmbiguousSubject, NotFound
@@ -94,23 +95,10 @@ ENTITIES_FOUND: LiteralString = (
 """The three lookups in one round trip (`$ids`, `$entityKeys`, `$names`; an empty list finds
 nothing), each row saying which found it."""
 
-# The open session episode of each `$sessionKeys` (graph.commands.inline_evidence), newest first.
-SESSION_EPISODES: LiteralString = """
-UNWIND $sessionKeys AS sessionKey
-CALL (sessionKey) {
-  MATCH (e:Episode {spaceId: $spaceId, sessionKey: sessionKey})
-  WHERE e.status = 'open' AND e.erasedAt IS NULL
-  RETURN properties(e) AS episode
-  ORDER BY e.recordedAt DESC
-  LIMIT 1
-}
-"""
-
 ENTITIES_AND_SESSIONS_FOUND: LiteralString = (
     ENTITIES_FOUND
     + "UNION ALL\nCALL () {"
     + SESSION_EPISODES
-    + "RETURN sessionKey, episode"
     + "} RETURN 'session' AS by, sessionKey AS ref, null AS id, null AS key, null AS canonical,"
     + " episode\n"
 )

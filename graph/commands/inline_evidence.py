@@ -35,12 +35,17 @@ from graph.domain.model import Authority, EpisodeKind, Privacy, Role
 from graph.domain.timeutil import to_native
 from graph.store.db import run
 
-SESSION_EPISODE: LiteralString = """
-MATCH (e:Episode {spaceId: $spaceId, sessionKey: $sessionKey})
-WHERE e.status = 'open' AND e.erasedAt IS NULL
-RETURN properties(e) AS episode
-ORDER BY e.recordedAt DESC
-LIMIT 1
+# The open session episode of each `$sessionKeys`, newest first (one row per key that has one).
+SESSION_EPISODES: LiteralString = """
+UNWIND $sessionKeys AS sessionKey
+CALL (sessionKey) {
+  MATCH (e:Episode {spaceId: $spaceId, sessionKey: sessionKey})
+  WHERE e.status = 'open' AND e.erasedAt IS NULL
+  RETURN properties(e) AS episode
+  ORDER BY e.recordedAt DESC
+  LIMIT 1
+}
+RETURN sessionKey, episode
 """
 
 InlineKey = tuple[EvidenceRef, int]
@@ -188,18 +193,18 @@ async def inline_texts(
     if not wanted:
         return InlinePlan()
     tiers, named_ids = episodes_wanted(wanted)
-    sessions: dict[int, dict[str, Any] | None] = {}
-    for privacy in tiers:
-        if sessions_found is not None and session_key(ctx, privacy) in sessions_found:
-            sessions[privacy] = sessions_found[session_key(ctx, privacy)]
-            continue
+    found = dict(sessions_found or {})
+    missing = [session_key(ctx, p) for p in tiers if session_key(ctx, p) not in found]
+    if missing:
+        found.update(dict.fromkeys(missing))
         rows = await run(
             ctx.tx,
-            SESSION_EPISODE,
+            SESSION_EPISODES,
             spaceId=ctx.space_id,
-            sessionKey=session_key(ctx, privacy),
+            sessionKeys=missing,
         )
-        sessions[privacy] = rows[0]["episode"] if rows else None
+        found.update({row["sessionKey"]: row["episode"] for row in rows})
+    sessions = {privacy: found[session_key(ctx, privacy)] for privacy in tiers}
     named: dict[str, dict[str, Any] | None] = {}
     for episode_id in named_ids:
         rows = await run(ctx.tx, FIND_EPISODE, id=episode_id, spaceId=ctx.space_id)
