@@ -350,10 +350,11 @@ async def embedding_worker(memory: Memory, interval: float) -> AsyncIterator[Non
 
     async def work() -> None:
         failures = 0
+        every_space = True  # the first drain also promotes spaces that grew before V0014
         while True:
             try:
-                stored = await memory.embed_pending()
-                failures = 0
+                stored = await memory.embed_pending(every_space=every_space)
+                failures, every_space = 0, False
                 if stored:
                     log.info("embedded %d claims", stored)
             except Exception:

@@ -8,8 +8,9 @@ every variant back to back, in an order that rotates per sample:
 - `engram`: `Memory.search` — the query embedded, four ranked lists (full text, meaning,
   evidence, entity names), each filtered by the visibility predicate, fused, claims loaded;
 - `embed`: embedding the query alone (part of `engram`);
-- `raw`: one unfiltered full-text query plus one unfiltered vector query for the same text, no
-  visibility, no fusion, no claims loaded (the vector for it is computed outside the timing).
+- `raw`: one unfiltered full-text query plus one unfiltered vector query for the same text (the
+  space's own vector index, or exact scoring in a small space), no visibility, no fusion, no
+  claims loaded (the vector for it is computed outside the timing).
 
 It also reports self-recall: how often the sampled claim is among the hits for its own text.
 
@@ -43,6 +44,7 @@ from bench._support import (
     progress_bar,
 )
 from graph.memory import Memory
+from graph.reads.search import NEAREST
 
 DEFAULT_FIRST = 12
 """Search's default page (the issue's top 12)."""
@@ -65,11 +67,15 @@ YIELD node, score
 RETURN node.id AS id, score
 """
 
-RAW_VECTOR: LiteralString = """
-CALL db.index.vector.queryNodes('claim_meaning', $first, $vector)
-YIELD node, score
-RETURN node.claimId AS id, score
+# The space's own vector index once it has one, else exact scoring of its vectors.
+RAW_VECTOR: LiteralString = (
+    NEAREST
+    + """
+RETURN m.claimId AS id, score
+ORDER BY score DESC
+LIMIT $first
 """
+)
 
 app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
 
@@ -135,7 +141,13 @@ async def measure_search(
 
             async def raw(lucene: str = lucene, vector: list[float] = vector) -> None:
                 await graph.read(RAW_TEXT, query=lucene, first=DEFAULT_FIRST)
-                await graph.read(RAW_VECTOR, vector=vector, first=DEFAULT_FIRST)
+                await graph.read(
+                    RAW_VECTOR,
+                    vector=vector,
+                    first=DEFAULT_FIRST,
+                    nearest=DEFAULT_FIRST,
+                    spaceId=view.space_id,
+                )
 
             variants = [("engram", engram), ("embed", embed), ("raw", raw)]
             shift = index % len(variants)

@@ -114,9 +114,15 @@ class MemoryAdmin:
         await purge_blobs(self.graph, self.settings.blobs)
         await purge_spaces(self.graph)
 
-    async def embed_pending(self, progress: Callable[[int], None] | None = None) -> int:
-        """Fill in the meaning vectors the embedding outbox waits for; how many were stored."""
-        return await embed_pending(self.graph, self.embedder, progress=progress)
+    async def embed_pending(
+        self, progress: Callable[[int], None] | None = None, *, every_space: bool = False
+    ) -> int:
+        """Fill in the meaning vectors the embedding outbox waits for; how many were stored.
+        With `every_space`, first give every space that has grown big its own vector index
+        (a process's first drain does, for databases from before V0014)."""
+        return await embed_pending(
+            self.graph, self.embedder, progress=progress, every_space=every_space
+        )
 
     async def count_unembedded(self) -> int:
         return await count_pending(self.graph)

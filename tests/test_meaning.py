@@ -40,10 +40,12 @@ from tests.test_cli import engram_env, run_engram
 NOWHERE = Path("/nonexistent")
 
 MEANINGS: str = "MATCH (c:Claim)-[:MEANS]->(m:Meaning) RETURN c.id AS id, m.spaceId AS space"
+MEANING_INDEXES: str = "MATCH (ix:MeaningIndex) RETURN ix.state AS state"
 
 
 NEAREST: str = (
-    "CALL db.index.vector.queryNodes('claim_meaning', 10, $v) YIELD node RETURN node.claimId AS id"
+    "MATCH (m:Meaning) WITH m ORDER BY vector.similarity.cosine(m.embedding, $v) DESC LIMIT 10 "
+    "RETURN m.claimId AS id"
 )
 
 
@@ -204,14 +206,17 @@ async def test_a_space_forget_purges_its_vectors_and_no_other_spaces(
 async def test_a_backup_leaves_vectors_out_and_a_restore_embeds_again(
     story: Story, restored: Graph, embedder: Embedder, tmp_path: Path
 ) -> None:
-    await embed_pending(story.graph, embedder)
+    await embed_pending(story.graph, embedder, index_from=2)  # alice gets her own index
+    assert await story.graph.read(MEANING_INDEXES) == [{"state": "ready"}]
     report = await backup(story.graph, tmp_path / "b.zip", blob_root=tmp_path)
     nodes = await story.graph.read("MATCH (n) WHERE NOT n:Migration RETURN count(n) AS n")
-    assert report.nodes == nodes[0]["n"] - 2
+    assert report.nodes == nodes[0]["n"] - 3  # two vectors and the index's marker stay out
     await restore(restored, tmp_path / "b.zip", blob_root=tmp_path / "restored")
     assert await restored.read(MEANINGS) == []
+    assert await restored.read(MEANING_INDEXES) == []
     assert await count_pending(restored) == 2
-    assert await embed_pending(restored, embedder) == 2
+    assert await embed_pending(restored, embedder, index_from=2) == 2
+    assert await restored.read(MEANING_INDEXES) == [{"state": "ready"}]
     hits = await search(restored, await View.open(restored, "alice"), "climbing peaks", embedder)
     assert [(h.claim.key, h.sources) for h in hits] == [("pref:other:hobby", ("meaning",))]
 

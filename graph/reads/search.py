@@ -6,8 +6,9 @@ which admits ended and superseded revisions but never erased ones, ones above th
 or ones recorded after `knownAt`):
 
 * claims whose retrieval text matches (Lucene full-text index `claim_text`),
-* claims whose meaning vector is near the query's (vector index `claim_meaning`, cosine
-  similarity at least `MIN_SIMILARITY`; claims still in the embedding outbox are not in it yet),
+* claims whose meaning vector is near the query's (cosine similarity at least `MIN_SIMILARITY`;
+  exactly in a small space, from the space's own vector index in a big one; claims still in the
+  embedding outbox have no vector yet),
 * claims citing observations whose content matches (`observation_text`),
 * claims about entities whose name or alias matches, as subject or object (graph proximity),
 
@@ -17,9 +18,10 @@ full-text indexes are updated just after each commit; a full-text list first wai
 hold every committed write (`graph.store.text_indexes`), so a search finds what was remembered
 before it.
 
-The vector index is one for all spaces and Neo4j 5.26 cannot filter inside it, so the nearest
-`max(first * 20, 100)` vectors are taken and then filtered: in a database where other spaces
-hold most of the near neighbours, the meaning list may come back short (full-text still answers).
+No other space's vectors can crowd a space's meaning list: a space is searched exactly or in its
+own index. From its own index the nearest `max(first * 6, 60)` vectors are taken and then
+filtered, so only the space's own ended, superseded or archived revisions compete with its
+current ones.
 
     >>> hits = await search(graph, view, "dark mode", embedder, first=12)
 """
@@ -64,6 +66,23 @@ _BEST_SCORE: LiteralString = """
 RETURN c.id AS id, max(score) AS score
 ORDER BY score DESC, id
 LIMIT $first
+"""
+
+
+# The space's meaning vectors nearest to `$vector`, as `m, score`: from the space's own vector index
+# once it is ready, else all of them, scored exactly (`graph.meaning.space_indexes`).
+NEAREST: LiteralString = """
+OPTIONAL MATCH (ix:MeaningIndex {spaceId: $spaceId, state: 'ready'})
+CALL (ix) {
+  WITH ix WHERE ix IS NOT NULL
+  CALL db.index.vector.queryNodes(ix.name, $nearest, $vector)
+  YIELD node AS m, score
+  RETURN m, score
+  UNION
+  WITH ix WHERE ix IS NULL
+  MATCH (m:Meaning {spaceId: $spaceId})
+  RETURN m, vector.similarity.cosine(m.embedding, $vector) AS score
+}
 """
 
 
@@ -119,10 +138,10 @@ WITH c, named, score
 WHERE c.id <> named.id AND """
         + claim_filter
         + _BEST_SCORE,
-        by_meaning="""
-CALL db.index.vector.queryNodes('claim_meaning', $candidates, $vector)
-YIELD node AS m, score
-WHERE m.spaceId = $spaceId AND score >= $minScore
+        by_meaning=NEAREST
+        + """
+WITH m, score
+WHERE score >= $minScore
 MATCH (c:Claim)-[:MEANS]->(m)
 WHERE """
         + claim_filter
@@ -179,6 +198,7 @@ async def search(
         "types": [t.value for t in types] if types else None,
         "first": first * 3,
         "candidates": max(first * 20, 100),
+        "nearest": max(first * 6, 60),
         "minScore": (1 + MIN_SIMILARITY) / 2,
     }
 

@@ -82,6 +82,13 @@ WHERE c.erasedAt IS NOT NULL AND (c:Unembedded OR EXISTS { (c)-[:MEANS]->() })
 RETURN c.id AS id
 """
 
+MEANINGS_OUTSIDE_THEIR_SPACE_INDEX: LiteralString = """
+MATCH (ix:MeaningIndex {state: 'ready'})
+MATCH (m:Meaning {spaceId: ix.spaceId})
+WHERE NOT ix.label IN labels(m)
+RETURN m.claimId AS id
+"""
+
 RULES: dict[str, LiteralString] = {
     "an active claim has unerased evidence in its own space": ACTIVE_CLAIMS_WITHOUT_EVIDENCE,
     "no relationship crosses spaces": CROSS_SPACE_LINKS,
@@ -92,6 +99,9 @@ RULES: dict[str, LiteralString] = {
     "an erased entity or claim keeps no name, kind label or caption": (ERASED_WITH_DISPLAY_COPIES),
     "a meaning vector belongs to one unerased claim with text": MEANINGS_WITHOUT_THEIR_CLAIM,
     "an erased claim has no meaning vector and waits for none": ERASED_CLAIMS_WITH_MEANING,
+    "a space with its own vector index has every vector of it in that index": (
+        MEANINGS_OUTSIDE_THEIR_SPACE_INDEX
+    ),
 }
 
 
