@@ -1,7 +1,7 @@
 """Engram at 10k, 100k and 1M claims: every read and write bench at each size, one table and one
 plot of p50/p95 against size per operation.
 
-    python -m bench.scale [--sizes 10k,100k,1M] [--rounds 5] [--out bench/results]
+    python -m bench.scale [--sizes 10k,100k,1M] [--rounds 5] [--out bench/results] [--build-only]
 
 Each size is a space `bench-scale-<size>` generated once through Engram's commands
 (`bench.generate`) and kept between runs in a bench data directory (`--data-dir`): without
@@ -296,9 +296,11 @@ async def run_scale(
     pagecache: str = "1g",
     console: Console | None = None,
     show_progress: bool = True,
+    build_only: bool = False,
 ) -> dict[str, Any]:
     """Build and measure each size, merging into `<out>/scale.json` and rendering the table
-    and plot after each; `target` (a test's Neo4j) is used for every size when given."""
+    and plot after each; `target` (a test's Neo4j) is used for every size when given. With
+    `build_only`, the spaces are built and nothing is measured or written."""
     console = console or bench_console()
     base = settings or get_settings()
     out.mkdir(parents=True, exist_ok=True)
@@ -314,6 +316,9 @@ async def run_scale(
                 built = await build(
                     memory, console, label, claims, data_dir, plan, show_progress=show_progress
                 )
+                if build_only:
+                    console.print(f"{label} built: {built}")
+                    continue
                 console.print(f"measuring {label} …")
                 measured = await measure_size(
                     memory,
@@ -360,6 +365,9 @@ def main(
     ] = DATA_DIR,
     heap: Annotated[str, typer.Option(help="Max heap of each size's local Neo4j.")] = "2g",
     pagecache: Annotated[str, typer.Option(help="Page cache of each size's local Neo4j.")] = "1g",
+    build_only: Annotated[
+        bool, typer.Option(help="Build (or finish) the sizes' spaces and stop; measure nothing.")
+    ] = False,
 ) -> None:
     """Build 10k/100k/1M spaces once, run every bench at each size, write table and plot."""
     plan = replace(Plan(), rounds=rounds)
@@ -371,6 +379,7 @@ def main(
             plan=plan,
             heap=heap,
             pagecache=pagecache,
+            build_only=build_only,
         )
     )
 
