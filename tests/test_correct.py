@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from datetime import UTC, timedelta
 
 import pytest
 
@@ -11,7 +12,7 @@ from graph.domain.cardinality import Cardinality
 from graph.domain.errors import RevisionConflict, ValidationFailed
 from graph.domain.model import Claim, ClaimStatus, EvidenceKind
 from graph.reads.resources import claim_history, claims_by_key, get_claim
-from graph.reads.traverse import explain_relation
+from graph.reads.traverse import explain_relation, related
 from graph.store.db import Graph
 from tests.story import Story, day, new_story
 
@@ -69,6 +70,32 @@ async def test_a_fact_with_an_entity_object_is_a_real_typed_relation(story: Stor
     assert [(r["a"], r["b"], r["claim"], r["since"].to_native()) for r in rows] == [
         ("entity:person:alice", "entity:org:acme", claim.id, day(0))
     ]
+
+
+async def test_related_and_explain_return_a_relations_instants_to_the_microsecond(
+    story: Story,
+) -> None:
+    said = await story.say("I have worked at Acme since a very precise moment", at=day(0))
+    since = day(3) + timedelta(hours=4, minutes=5, seconds=6, microseconds=123457)
+    claim = await story.remember(
+        said,
+        type="fact",
+        subject={"key": "entity:person:alice"},
+        predicate="WORKS_AT",
+        object={"name": "Acme"},
+        valid_from=since,
+    )
+    alice, acme = claim.subject_id, claim.object_id
+    assert alice is not None and acme is not None
+    [relation] = (await related(story.graph, await story.view(), alice, hops=1)).relations
+    [[step]] = (await explain_relation(story.graph, await story.view(), alice, acme)).paths
+    for found in (relation, step.relation):
+        assert (found.valid_from, found.valid_to, found.recorded_at) == (
+            since,
+            None,
+            claim.recorded_at,
+        )
+        assert found.recorded_at.tzinfo == UTC
 
 
 async def test_supersede_keeps_the_old_revision_and_links_what_corrected_it(story: Story) -> None:

@@ -9,8 +9,16 @@ from neo4j.time import DateTime
 
 
 def to_native(value: Any) -> datetime:
-    """A Neo4j DateTime (or Python datetime) as an aware Python datetime in UTC."""
-    if isinstance(value, DateTime):
+    """A Neo4j DateTime, the ISO string Cypher's `toString` makes of one, or a Python datetime,
+    as an aware Python datetime in UTC.
+
+    Hot reads return their instants through `toString`: the driver turns a temporal value into
+    a `neo4j.time.DateTime` in pure Python (about 100 µs each, measured here with driver 6.1),
+    while parsing the string takes under 1 µs. Neo4j prints at most nanoseconds; Python keeps
+    microseconds, as Engram stores them."""
+    if isinstance(value, str):
+        value = datetime.fromisoformat(value)
+    elif isinstance(value, DateTime):
         value = value.to_native()
     if not isinstance(value, datetime):
         raise TypeError(f"expected a datetime, got {type(value).__name__}")

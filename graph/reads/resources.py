@@ -87,8 +87,9 @@ WHERE """
     + " AND "
     + visible("duplicate")
     + """
-RETURN properties(entity) AS entity, naming.name AS name, naming.aliases AS aliases,
-       collect(duplicate.key) AS mergedFrom
+RETURN entity {.id, .spaceId, .key, .kind, .canonical, recordedAt: toString(entity.recordedAt)}
+         AS entity,
+       naming.name AS name, naming.aliases AS aliases, collect(duplicate.key) AS mergedFrom
 """
 )
 
@@ -107,8 +108,8 @@ WHERE """
     + """ AND c.status IN ['active', 'disputed']
 WITH e, c ORDER BY c.revision DESC
 WITH e, head(collect(c)) AS naming
-RETURN properties(e) AS entity, naming.name AS name, naming.aliases AS aliases,
-       [] AS mergedFrom
+RETURN e {.id, .spaceId, .key, .kind, .canonical, recordedAt: toString(e.recordedAt)} AS entity,
+       naming.name AS name, naming.aliases AS aliases, [] AS mergedFrom
 """
 )
 

@@ -29,6 +29,11 @@ MAX_RELATED = 500
 MAX_PATHS = 10
 MERGED_INTO = "MERGED_INTO"
 
+RELATION_PROJECTION: LiteralString = """r {.claimId, .claimKey, .status, .confidence, .reason,
+  validFrom: toString(r.validFrom), validTo: toString(r.validTo),
+  recordedAt: toString(r.recordedAt)}"""
+"""What `Relation` is made of, instants as strings (`graph.domain.timeutil.to_native`)."""
+
 _TRAVERSABLE: LiteralString = (
     visible("r")
     + " AND "
@@ -37,7 +42,9 @@ _TRAVERSABLE: LiteralString = (
   AND (r.claimId IS NOT NULL OR type(r) = 'MERGED_INTO')
   AND (size($types) = 0 OR type(r) IN $types)
 RETURN startNode(r).id AS source, endNode(r).id AS target, b.id AS reached,
-       type(r) AS type, properties(r) AS props
+       type(r) AS type, """
+    + RELATION_PROJECTION
+    + """ AS props
 LIMIT $limit
 """
 )
@@ -87,7 +94,9 @@ WHERE all(r IN rels WHERE """
         + """)
 RETURN [x IN nodes(p) | x.id] AS nodes,
        [r IN rels | {source: startNode(r).id, target: endNode(r).id, type: type(r),
-                     props: properties(r)}] AS steps
+                     props: """
+        + RELATION_PROJECTION
+        + """}] AS steps
 LIMIT $first
 """
     )
