@@ -20,6 +20,7 @@ from graph.domain.read_records import DEFAULT_PAGE, ClaimFilter, ClaimPage, Time
 from graph.reads.visibility import View, in_history, visible
 from graph.store.db import Graph
 from graph.store.rows import (
+    CLAIM_PROJECTION,
     CLAIM_WITH_VISIBLE_EVIDENCE,
     EVIDENCE_PROJECTION,
     claim_record,
@@ -42,7 +43,9 @@ WHERE """
   AND c.status IN $statuses
   AND ($afterAt IS NULL OR c.recordedAt < $afterAt
        OR (c.recordedAt = $afterAt AND c.id < $afterId))
-RETURN properties(c) AS claim
+RETURN """
+    + CLAIM_PROJECTION
+    + """ AS claim
 ORDER BY c.recordedAt DESC, c.id DESC
 LIMIT $limit
 """
@@ -71,7 +74,9 @@ MATCH (c:Claim {id: id})
 WHERE """
     + in_history("c")
     + """
-RETURN properties(c) AS claim
+RETURN """
+    + CLAIM_PROJECTION
+    + """ AS claim
 """
 )
 
@@ -92,7 +97,9 @@ WHERE """
     + """
   AND (c.supersededAt IS NULL OR $knownAt < c.supersededAt)
   AND c.validFrom >= $from AND c.validFrom < $to
-RETURN properties(c) AS claim
+RETURN """
+    + CLAIM_PROJECTION
+    + """ AS claim
 ORDER BY c.validFrom, c.key, c.revision
 LIMIT $limit
 """

@@ -20,6 +20,7 @@ from graph.domain.timeutil import to_native
 from graph.reads.visibility import View, in_history, visible
 from graph.store.db import Graph
 from graph.store.rows import (
+    CLAIM_PROJECTION,
     CLAIM_WITH_VISIBLE_EVIDENCE,
     EVIDENCE_PROJECTION,
     claim_record,
@@ -55,7 +56,9 @@ WHERE """
     + " AND "
     + in_history("t")
     + """
-RETURN properties(c) AS claim,
+RETURN """
+    + CLAIM_PROJECTION
+    + """ AS claim,
        collect(DISTINCT CASE WHEN t IS NULL THEN NULL ELSE """
     + EVIDENCE_PROJECTION
     + """ END) AS evidence

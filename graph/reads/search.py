@@ -40,7 +40,7 @@ from graph.meaning.embeddings import Embedder
 from graph.reads.search_words import lucene_query
 from graph.reads.visibility import View, begun, visible
 from graph.store.db import Graph
-from graph.store.rows import claim_record
+from graph.store.rows import CLAIM_PROJECTION, claim_record
 from graph.store.text_indexes import AWAIT_TEXT_INDEXES
 
 DEFAULT_FIRST = DEFAULT_SEARCH_FIRST
@@ -152,7 +152,9 @@ MATCH (c:Claim {id: id})
 WHERE """
         + seen("c")
         + """
-RETURN properties(c) AS claim
+RETURN """
+        + CLAIM_PROJECTION
+        + """ AS claim
 """,
     )
 

@@ -24,7 +24,7 @@ from graph.domain.read_records import DEFAULT_BUDGET, ContextSnapshot
 from graph.reads.resources import entities_by_ids
 from graph.reads.visibility import View, visible
 from graph.store.db import Graph
-from graph.store.rows import claim_record
+from graph.store.rows import CLAIM_PROJECTION, claim_record
 
 MAX_BUDGET = 65536
 RECENT_DECISIONS = 5
@@ -45,7 +45,9 @@ WHERE c.type IN ['profile', 'pref', 'goal', 'task', 'decision'] AND """
     + visible("c")
     + """
   AND c.status IN ['active', 'disputed'] AND c.archivedAt IS NULL
-RETURN properties(c) AS claim
+RETURN """
+    + CLAIM_PROJECTION
+    + """ AS claim
 """
 )
 
@@ -57,7 +59,9 @@ WHERE c.type = 'fact' AND """
     + visible("c")
     + """
   AND c.status IN ['active', 'disputed'] AND c.archivedAt IS NULL
-RETURN properties(c) AS claim
+RETURN """
+    + CLAIM_PROJECTION
+    + """ AS claim
 """
 )
 
