@@ -10,6 +10,7 @@ import pytest
 from graph.commands.remember import RememberInput, remember
 from graph.domain.actor import Actor
 from graph.domain.inputs import parse
+from graph.domain.model import MemoryType
 from graph.erasure.forget import ForgetInput, forget
 from graph.erasure.purge_outbox import purge_spaces
 from graph.erasure.selectors import Selector, SelectorKind
@@ -170,3 +171,43 @@ async def test_a_process_on_an_older_database_promotes_spaces_that_grew_without_
     assert await graph.read(MARKERS) == []  # nothing was embedded, so nothing was looked at
     await embed_pending(graph, embedder, index_from=INDEX_FROM, every_space=True)
     assert [(row["space"], row["state"]) for row in await graph.read(MARKERS)] == [("big", "ready")]
+
+
+async def test_a_space_whose_index_is_not_ready_is_searched_exactly_and_finds_the_same(
+    graph: Graph, embedder: Embedder, spaces: tuple[Story, Story]
+) -> None:
+    ready = await meaning_hits(graph, "big", "dark mode in editor number 7", embedder)
+    await graph.write("MATCH (ix:MeaningIndex) SET ix.state = 'filling'")
+    assert await meaning_hits(graph, "big", "dark mode in editor number 7", embedder) == ready
+    await embed_pending(graph, embedder, index_from=INDEX_FROM)  # the next pass finishes it
+    assert [row["state"] for row in await graph.read(MARKERS)] == ["ready"]
+
+
+async def test_a_filtered_meaning_list_reaches_further_into_the_index_until_it_is_full(
+    graph: Graph, embedder: Embedder, spaces: tuple[Story, Story]
+) -> None:
+    big, _ = spaces
+    said = await big.say("we settled it")
+    await big.remember(
+        said, key="decision:editor:theme", value={"decision": "a dark theme for the code editor"}
+    )
+    await embed_pending(graph, embedder, index_from=INDEX_FROM)
+    [vector] = embedder.embed(["dark mode in editor number 7"])
+    view = await View.open(graph, "big")
+    params = {
+        **view.params(),
+        "vector": vector,
+        "types": ["decision"],
+        "first": 3,
+        "minScore": (1 + MIN_SIMILARITY) / 2,
+    }
+    # The decision is not among the 60 vectors nearest the query: the first reach misses it.
+    assert await graph.read(BY_MEANING, **params, nearest=60) == [
+        {"id": None, "score": None, "cut": True}
+    ]
+    hits = await search(
+        graph, view, "dark mode in editor number 7", embedder, types=[MemoryType.DECISION], first=1
+    )
+    assert [(h.claim.key, "meaning" in h.sources) for h in hits] == [
+        ("decision:editor:theme", True)
+    ]

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import LiteralString
 
 from graph.commands.apikeys import withdraw_space_grants
-from graph.meaning.space_indexes import drop_indexes
+from graph.meaning.space_indexes import drop_index
 from graph.store.db import Graph
 
 # The outbox: tombstones labelled while work remains, so draining it never scans the ledger.
@@ -107,7 +107,7 @@ async def purge_spaces(graph: Graph) -> int:
     await withdraw_forgotten_grants(graph)
     purged = 0
     for row in await graph.read(PENDING_SPACE_PURGES):
-        await drop_indexes(graph, [row["spaceId"]])
+        await drop_index(graph, row["spaceId"])
         async with graph.driver.session(database=graph.database) as session:
             for purge in PURGE_SPACE_NODES:
                 result = await session.run(purge, spaceId=row["spaceId"])

@@ -222,7 +222,8 @@ async def embed_pending(
         await promote_due(graph, None, dimensions=DIMENSIONS, index_from=index_from)
     while True:
         waiting = await pending(graph, batch)
-        if not waiting:
+        if not waiting:  # promotions still unfinished go on even when nothing waits
+            await promote_due(graph, [], dimensions=DIMENSIONS, index_from=index_from)
             return stored
         texts = [row["text"] or "" for row in waiting]
         vectors = await embedder.embed_async(texts)

@@ -20,8 +20,8 @@ before it.
 
 No other space's vectors can crowd a space's meaning list: a space is searched exactly or in its
 own index. From its own index the nearest `max(first * 6, 60)` vectors are taken and then
-filtered, so only the space's own ended, superseded or archived revisions compete with its
-current ones.
+filtered (by visibility, tier, type, status); when fewer than the list's length pass, it asks
+again for five times as many, up to 3000 (`MEANING_REACH`).
 
     >>> hits = await search(graph, view, "dark mode", embedder, first=12)
 """
@@ -85,6 +85,32 @@ CALL (ix) {
 }
 """
 
+# The meaning list says how far it reached: `cut` when the space's own index gave all the
+# `$nearest` vectors asked for and even the farthest was near enough (so more that pass the
+# filter may lie beyond them); false when every vector of the space was scored. A list that came
+# back short and cut is asked again, further (`search`). With no claim passing, it is one row
+# with a null id.
+_MEANING_NEAR: LiteralString = """
+WITH ix IS NOT NULL AS indexed, collect([m, score]) AS near, count(*) AS reached,
+     min(score) AS farthest
+OPTIONAL CALL (near) {
+  UNWIND near AS pair
+  WITH pair[0] AS m, pair[1] AS score
+  WHERE score >= $minScore
+  MATCH (c:Claim)-[:MEANS]->(m)
+  WHERE """
+_MEANING_RANKED: LiteralString = """
+  RETURN c.id AS id, max(score) AS score
+  ORDER BY score DESC, id
+  LIMIT $first
+}
+RETURN id, score, indexed AND reached = $nearest AND farthest >= $minScore AS cut
+ORDER BY score DESC, id
+"""
+MEANING_REACH = (6, 60, 5, 3000)
+"""The meaning list's first reach into a space's own index, `max(first * 6, 60)` vectors, and
+how it widens (five times as far each time, up to 3000) while a list comes back short and cut."""
+
 
 @dataclass(frozen=True)
 class RankedLists:
@@ -138,14 +164,7 @@ WITH c, named, score
 WHERE c.id <> named.id AND """
         + claim_filter
         + _BEST_SCORE,
-        by_meaning=NEAREST
-        + """
-WITH m, score
-WHERE score >= $minScore
-MATCH (c:Claim)-[:MEANS]->(m)
-WHERE """
-        + claim_filter
-        + _BEST_SCORE,
+        by_meaning=NEAREST + _MEANING_NEAR + claim_filter + _MEANING_RANKED,
         claims_by_id="""
 UNWIND $ids AS id
 MATCH (c:Claim {id: id})
@@ -200,13 +219,20 @@ async def search(
         "types": [t.value for t in types] if types else None,
         "first": first * 3,
         "candidates": max(first * 20, 100),
-        "nearest": max(first * 6, 60),
         "minScore": (1 + MIN_SIMILARITY) / 2,
     }
 
     async def by_meaning() -> list[dict[str, Any]]:
         [vector] = await embedder.embed_async([query])
-        return await graph.read(lists.by_meaning, **params, vector=vector)
+        per_first, least, widen, most = MEANING_REACH
+        nearest = max(first * per_first, least)
+        while True:
+            rows = await graph.read(lists.by_meaning, **params, vector=vector, nearest=nearest)
+            ranked = [row for row in rows if row["id"] is not None]
+            cut = bool(rows) and rows[0]["cut"]
+            if len(ranked) >= params["first"] or not cut or nearest >= most:
+                return ranked
+            nearest = min(nearest * widen, most)
 
     # The lists are independent: they run at once (each in its own session), the query's
     # embedding alongside the full-text lists.
