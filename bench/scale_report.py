@@ -65,14 +65,15 @@ def machine() -> dict[str, Any]:
 
 
 def commit() -> str:
-    """The commit measured (short), marked when the work tree had changes."""
+    """The commit measured (short), marked when the work tree had changes (other than the
+    results a run writes after each size)."""
 
     def git(*args: str) -> str:
         done = subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, check=False)
         return done.stdout.strip()
 
     head = git("rev-parse", "--short", "HEAD") or "?"
-    dirty = git("status", "--porcelain", "--untracked-files=no")
+    dirty = git("status", "--porcelain", "--untracked-files=no", "--", ".", ":!bench/results")
     return f"{head} (with uncommitted changes)" if dirty else head
 
 
