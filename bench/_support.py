@@ -32,7 +32,6 @@ from rich.progress import (
 from rich.text import Text
 
 from graph.domain.actor import Actor
-from graph.meaning.space_indexes import drop_index
 from graph.memory import Graph, Memory, Neo4jTarget, Settings, get_settings, query_count
 
 T = TypeVar("T")
@@ -88,7 +87,7 @@ async def delete_space(memory: Memory, name: str) -> bool:
         return False
     space_id = spaces[0].id
     graph = memory.graph
-    await drop_index(graph, space_id)  # a big space's own vector index, if it has one
+    await memory.drop_meaning_index(space_id)  # a big space's own vector index, if any
     async with graph.driver.session(database=graph.database) as session:
         await (await session.run(DELETE_SPACE_CONTENT, id=space_id)).consume()
         await (await session.run(DELETE_SPACE_NODE, id=space_id)).consume()

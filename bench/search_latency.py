@@ -44,7 +44,6 @@ from bench._support import (
     progress_bar,
 )
 from graph.memory import Memory
-from graph.reads.search import NEAREST
 
 DEFAULT_FIRST = 12
 """Search's default page (the issue's top 12)."""
@@ -67,15 +66,24 @@ YIELD node, score
 RETURN node.id AS id, score
 """
 
-# The space's own vector index once it has one, else exact scoring of its vectors.
-RAW_VECTOR: LiteralString = (
-    NEAREST
-    + """
+# The space's own vector index once it has one, else exact scoring of its vectors (as
+# `graph.reads.search` chooses), unfiltered.
+RAW_VECTOR: LiteralString = """
+OPTIONAL MATCH (ix:MeaningIndex {spaceId: $spaceId, state: 'ready'})
+CALL (ix) {
+  WITH ix WHERE ix IS NOT NULL
+  CALL db.index.vector.queryNodes(ix.name, $nearest, $vector)
+  YIELD node AS m, score
+  RETURN m, score
+  UNION
+  WITH ix WHERE ix IS NULL
+  MATCH (m:Meaning {spaceId: $spaceId})
+  RETURN m, vector.similarity.cosine(m.embedding, $vector) AS score
+}
 RETURN m.claimId AS id, score
 ORDER BY score DESC
 LIMIT $first
 """
-)
 
 app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
 

@@ -23,6 +23,7 @@ from graph.jobs import backup as backups
 from graph.jobs import importer, retention
 from graph.jobs import restore as restores
 from graph.meaning.embeddings import Embedder, count_pending, embed_pending
+from graph.meaning.space_indexes import drop_index
 from graph.store import migrate as migrations
 from graph.store.db import Graph
 from graph.store.neomodel_bridge import (
@@ -123,6 +124,10 @@ class MemoryAdmin:
         return await embed_pending(
             self.graph, self.embedder, progress=progress, every_space=every_space
         )
+
+    async def drop_meaning_index(self, space_id: str) -> None:
+        """Drop a space's own vector index and its marker (for a space deleted outright)."""
+        await drop_index(self.graph, space_id)
 
     async def count_unembedded(self) -> int:
         return await count_pending(self.graph)
