@@ -109,6 +109,14 @@ def test_a_large_batch_of_mixed_lengths_keeps_every_vector_in_its_place(
         assert cosine(embedder.embed([text])[0], vector) == pytest.approx(1.0, abs=1e-5), text
 
 
+def test_groups_run_on_two_threads_give_exactly_the_vectors_of_one_thread(
+    embedder: Embedder,
+) -> None:
+    texts = [f"{'long ' * (n % 7)}claim number {n} about tea" for n in range(GROUP * 3 + 1)]
+    two = Embedder(threads=2)
+    assert two.embed(texts) == embedder.embed(texts)
+
+
 async def test_a_claim_is_found_by_meaning_once_the_outbox_has_embedded_it(
     story: Story, embedder: Embedder
 ) -> None:
