@@ -202,15 +202,15 @@ def _steps(root: dict[str, Any] | None) -> list[PlanStep]:
 
 async def drain_embeddings(
     console: Console, memory: Memory, *, show_progress: bool = True
-) -> float:
+) -> tuple[float, int]:
     """Give every waiting claim its meaning vector (as `engram serve` would have, a big space
     its own vector index included), reporting the rate (the model and the writes together); the
-    seconds it took."""
+    seconds it took and the vectors stored."""
     total = await memory.count_unembedded()
     if not total:
         await memory.embed_pending(every_space=True)  # a space embedded before V0014
         console.print("embedding outbox: empty")
-        return 0.0
+        return 0.0, 0
     began = time.perf_counter()
     with progress_bar(console, disable=not show_progress) as bar:
         task = bar.add_task("embedding claims", total=total)
@@ -219,4 +219,4 @@ async def drain_embeddings(
         )
     seconds = time.perf_counter() - began
     console.print(f"embedded {stored:,} claims in {seconds:.1f} s: {stored / seconds:,.0f}/s")
-    return seconds
+    return seconds, stored

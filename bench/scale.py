@@ -39,6 +39,7 @@ from rich.console import Console
 
 from bench import scale_report
 from bench._support import bench_console, drain_embeddings, open_memory, percentile
+from bench.beside_space import measure_beside
 from bench.concurrent_reads import measure_concurrent, serve_env
 from bench.generate import generate
 from bench.graphql_reads import graphql_client
@@ -75,6 +76,9 @@ class Plan:
     warm_up: int = 10
     seed: int = 7
     generate_batch: int = 500
+    beside_claims: int = 1000
+    """The small space kept beside each size's big one (`bench.beside_space`)."""
+    beside_samples: int = 30
 
 
 def parse_size(text: str) -> tuple[str, int]:
@@ -148,13 +152,14 @@ async def build(
         show_progress=show_progress,
         checkpoint=checkpoint,
     )
-    embed_seconds = await drain_embeddings(console, memory, show_progress=show_progress)
+    embed_seconds, embedded = await drain_embeddings(console, memory, show_progress=show_progress)
     record = {
         "space": space,
         "claims": claims,
         "generate_seconds": round(generated.total_seconds, 1),
         "resumed": generated.resumed_at > 0,
         "embed_seconds": round(embed_seconds, 1),
+        "embedded": embedded,
         "built_at": datetime.now(UTC).isoformat(timespec="seconds"),
         "load_after": round(os.getloadavg()[0], 2),
     }
@@ -217,6 +222,20 @@ async def measure_size(
     figures["search_self_recall"] = sum(s.found for s in searches) / max(
         1, sum(s.texts for s in searches)
     )
+    beside = await measure_beside(
+        memory,
+        console,
+        samples=plan.beside_samples,
+        seed=plan.seed,
+        claims=plan.beside_claims,
+        show_progress=show_progress,
+    )
+    figures |= {
+        "beside_meaning_recall": beside.meaning_recall,
+        "beside_self_recall": beside.self_recall,
+        "beside_vectors": beside.vectors,
+        "beside_samples": beside.samples,
+    }
     loads.start("writes")
     writes = await measure_writes(
         memory,

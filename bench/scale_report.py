@@ -124,6 +124,30 @@ def _growth(record: Record, previous: Record | None) -> Verdict:
     return text, all(r <= 1.5 for r in ratios.values())
 
 
+def _vectors(record: Record, _: Record | None) -> Verdict:
+    """Vectors stored per second while the build drained the outbox (builds recorded before
+    the count was kept give the space's claims per second)."""
+    build = record["build"]
+    seconds = build["embed_seconds"]
+    if not seconds:
+        return "–", None
+    if "embedded" in build:
+        rate = build["embedded"] / seconds
+        return f"{rate:,.0f} vectors/s", rate >= 500
+    rate = build["claims"] / seconds
+    return f"{rate:,.0f} claims/s", rate >= 500
+
+
+def _share(name: str, bound: float) -> Callable[[Record, Record | None], Verdict]:
+    def check(record: Record, _: Record | None) -> Verdict:
+        value = record["figures"].get(name)
+        if value is None:
+            return "–", None
+        return f"{value:.1%}", value >= bound
+
+    return check
+
+
 def _rss(record: Record, _: Record | None) -> Verdict:
     figures = record["figures"]
     peak = figures["rss_peak_mb"]
@@ -141,6 +165,13 @@ GOALS: tuple[tuple[str, str, Callable[[Record, Record | None], Verdict]], ...] =
     ),
     ("explainRelation GraphQL p95", "≤ 40 ms", _latency("explain_graphql", "p95", 40)),
     ("search top 12, domain p95", "≤ 50 ms", _latency("search", "p95", 50)),
+    ("search self-recall@12", "≥ 99%", _share("search_self_recall", 0.99)),
+    (
+        "a 1k-claim space beside it: meaning recall@12 against exact scoring",
+        "≥ 99%",
+        _share("beside_meaning_recall", 0.99),
+    ),
+    ("meaning vectors stored while the build drained its outbox", "≥ 500/s", _vectors),
     ("remember one claim, p50 in-process", "≤ 5 ms", _latency("remember_single", "p50", 5)),
     ("remember batched / raw UNWIND … CREATE", "≥ 0.8x", _ratio("batched_vs_raw", 0.8, True)),
     ("two spaces written at once / one space", "≥ 1.6x", _ratio("two_vs_one", 1.6, True)),
@@ -191,6 +222,7 @@ def markdown(results: dict[str, Any]) -> str:
         ("one space / two spaces (claims/s)", _spaces),
         ("API RSS before / peak, 50 clients (MiB)", _memory),
         ("search self-recall@12", lambda r: f"{r['figures']['search_self_recall']:.0%}"),
+        ("the 1k space beside: self-recall@12 / its vectors", _beside),
     )
     for title, cell in figure_rows:
         lines.append(f"| {title} | " + " | ".join(cell(r) for r in sizes.values()) + " |")
@@ -226,6 +258,13 @@ def _batched(r: Record) -> str:
 def _spaces(r: Record) -> str:
     f = r["figures"]
     return f"{f['one_space_per_s']:,.0f} / {f['two_spaces_per_s']:,.0f}"
+
+
+def _beside(r: Record) -> str:
+    f = r["figures"]
+    if "beside_self_recall" not in f:
+        return "–"
+    return f"{f['beside_self_recall']:.0%} / {f['beside_vectors']:,}"
 
 
 def _memory(r: Record) -> str:

@@ -38,6 +38,8 @@ TINY = Plan(
     client_calls=1,
     warm_up=0,
     generate_batch=60,
+    beside_claims=60,
+    beside_samples=2,
 )
 
 
@@ -72,6 +74,9 @@ async def test_the_scale_runner_writes_a_table_and_a_plot_with_every_operation(
     assert record["build"]["claims"] == 60
     assert record["build"]["space"] == "bench-scale-60"
     assert record["figures"]["clients"] == 50
+    assert record["figures"]["beside_samples"] == 2
+    assert record["figures"]["beside_meaning_recall"] == 1.0  # a small space: scored exactly
+    assert record["build"]["embedded"] >= 60  # every claim (and any correction's revision)
     assert record["neo4j"]["version"].startswith("5.")
     table = (out / "scale.md").read_text()
     assert [title in table for _, title in OPERATIONS] == [True] * len(OPERATIONS)
