@@ -10,8 +10,8 @@ points shuffled together, so the variants share the machine's conditions:
   evidence behind every step);
 - `graphql`: the same through the GraphQL HTTP layer in-process (httpx over ASGI, dev mode),
   with entity names, claims and evidence selected — what a client actually waits for;
-- `raw`: the minimal equivalent Cypher: relationships that carry a claim, no visibility
-  predicate, no evidence, one query.
+- `raw`: the one-query floor (`bench.read_floors`): the same traversal as one hand-written
+  statement with the same visibility predicate on every hop, and no names, claims or evidence.
 
     python -m bench.read_latency [--space bench] [--samples 200] [--as-of 2023-07-01 …]
 
@@ -44,6 +44,7 @@ from bench._support import (
     progress_bar,
 )
 from bench.graphql_reads import GQL_EXPLAIN, GQL_RELATED, GraphQLClient, graphql_client
+from bench.read_floors import RAW_EXPLAIN, RAW_RELATED
 from graph.memory import Memory, View
 
 RELATED_HOPS = 2
@@ -68,33 +69,6 @@ RETURN count(r) AS relations, sum(size(keys(r))) AS properties
 """
 """Touches every relation and its properties once, so the page cache holds them."""
 
-
-# The one-query floor: the same traversals without Engram, one query each on the memory's own
-# connection (the raw Cypher a bench may run): relations that carry a claim, no visibility
-# predicate, no evidence, under Engram's bounds (`first` entities reached at hop 1).
-RAW_RELATED: LiteralString = """
-MATCH (a:Entity {id: $id})
-MATCH (a)-[r1]-(b:Entity)
-WHERE r1.claimId IS NOT NULL
-WITH b, collect({source: startNode(r1).id, target: endNode(r1).id, type: type(r1),
-                 props: properties(r1)}) AS via
-LIMIT $first
-OPTIONAL MATCH (b)-[r2]-(c:Entity)
-WHERE r2.claimId IS NOT NULL
-RETURN b.id AS near, via,
-       collect({source: startNode(r2).id, target: endNode(r2).id, type: type(r2),
-                props: properties(r2)})[..$limit] AS next
-"""
-
-RAW_EXPLAIN: LiteralString = """
-MATCH (a:Entity {id: $fromId})
-MATCH (b:Entity {id: $toId})
-MATCH p = allShortestPaths((a)-[rels*1..3]-(b))
-WHERE all(r IN rels WHERE r.claimId IS NOT NULL)
-RETURN [x IN nodes(p) | x.id] AS nodes,
-       [r IN rels | {type: type(r), props: properties(r)}] AS steps
-LIMIT $first
-"""
 
 VARIANTS = ("engram", "graphql", "raw")
 QUERIES = ("related", "explain")
@@ -146,10 +120,10 @@ class Runner:
         return {
             ("related", "engram"): lambda: self.engram_related(view, a),
             ("related", "graphql"): lambda: self.graphql_related(view, a),
-            ("related", "raw"): lambda: self.raw_related(a),
+            ("related", "raw"): lambda: self.raw_related(view, a),
             ("explain", "engram"): lambda: self.engram_explain(view, a, b),
             ("explain", "graphql"): lambda: self.graphql_explain(view, a, b),
-            ("explain", "raw"): lambda: self.raw_explain(a, b),
+            ("explain", "raw"): lambda: self.raw_explain(view, a, b),
         }[(sample.query, variant)]
 
     async def engram_related(self, view: View, entity_id: str) -> Call:
@@ -193,9 +167,13 @@ class Runner:
         )
         return Call(len(data["explainRelation"]["paths"]), queries)
 
-    async def raw_related(self, entity_id: str) -> Call:
+    async def raw_related(self, view: View, entity_id: str) -> Call:
         rows = await self.memory.graph.read(
-            RAW_RELATED, id=entity_id, first=RELATED_FIRST, limit=4 * RELATED_FIRST
+            RAW_RELATED,
+            **view.params(),
+            id=entity_id,
+            first=RELATED_FIRST,
+            limit=4 * RELATED_FIRST,
         )
         relations = {
             (r["source"], r["target"], r["type"])
@@ -205,9 +183,9 @@ class Runner:
         }
         return Call(len(relations), 1)
 
-    async def raw_explain(self, from_id: str, to_id: str) -> Call:
+    async def raw_explain(self, view: View, from_id: str, to_id: str) -> Call:
         rows = await self.memory.graph.read(
-            RAW_EXPLAIN, fromId=from_id, toId=to_id, first=EXPLAIN_FIRST
+            RAW_EXPLAIN, **view.params(), fromId=from_id, toId=to_id, first=EXPLAIN_FIRST
         )
         return Call(len(rows), 1)
 

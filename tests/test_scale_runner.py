@@ -5,13 +5,17 @@ from __future__ import annotations
 
 import io
 import json
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from rich.console import Console
 
+from bench._support import OPERATOR
 from bench.generate import generate
+from bench.graphql_reads import GraphQLClient
+from bench.read_latency import ENTITIES, Runner, Sample
 from bench.scale import Plan, parse_size, run_scale
 from bench.scale_report import GOALS, OPERATIONS
 from graph.memory import Memory
@@ -135,3 +139,28 @@ async def test_a_killed_generation_goes_on_where_it_stopped_and_writes_what_one_
     assert await graph.read(CLAIM_ROWS, space="bench-resumed") == await graph.read(
         CLAIM_ROWS, space="bench-whole"
     )
+
+
+async def test_the_one_query_floors_answer_what_related_and_explain_answer_in_the_same_view(
+    graph: Graph, test_settings: Settings
+) -> None:
+    memory = Memory(graph, test_settings)
+    await generate(memory, "bench-floors", claims=200, batch=100, show_progress=False)
+    at = [datetime(2021, 7, 1, tzinfo=UTC), datetime(2026, 7, 1, tzinfo=UTC)]
+    views = {t: await memory.view(OPERATOR, "bench-floors", as_of=t) for t in at}
+    rows = await graph.read(ENTITIES, spaceId=views[at[0]].space_id)
+    runner = Runner(memory, views, cast(GraphQLClient, None))
+    pairs = []
+    for t in at:
+        for row in rows:
+            sample = Sample("related", t, (row["id"],))
+            domain, floor = runner.call(sample, "engram"), runner.call(sample, "raw")
+            pairs.append(((await domain()).size, (await floor()).size))
+        first = rows[0]["id"]
+        for row in rows[1:]:
+            sample = Sample("explain", t, (first, row["id"]))
+            domain, floor = runner.call(sample, "engram"), runner.call(sample, "raw")
+            pairs.append(((await domain()).size, (await floor()).size))
+
+    assert [domain for domain, _ in pairs] == [floor for _, floor in pairs]
+    assert sum(domain for domain, _ in pairs) > 0
