@@ -55,8 +55,13 @@ TOKENIZER_FILE = "embeddings/data/all-MiniLM-L6-v2-onnx-int8/tokenizer.json"
 TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
 """The same bytes as sentence-transformers/all-MiniLM-L6-v2's own tokenizer.json."""
 BATCH = 64
+"""Claims one pass of the outbox reads and stores, for an embedder of one thread."""
 GROUP = 32
 """Texts the model runs at once (sorted by length, so each group pads to a similar width)."""
+GROUPS_PER_THREAD = 4
+"""An embedder of several threads reads this many groups per thread in a pass, so no thread
+waits long for the slowest group of a pass (measured: 64 → 256 claims per pass, 2 threads,
++10 % vectors/s)."""
 
 PENDING: LiteralString = """
 MATCH (c:Unembedded)
@@ -195,6 +200,11 @@ class Embedder:
                 vectors[i] = vector
         return vectors
 
+    @property
+    def outbox_batch(self) -> int:
+        """How many claims one pass of the outbox gives this embedder."""
+        return BATCH if self._threads == 1 else GROUP * GROUPS_PER_THREAD * self._threads
+
     async def embed_async(self, texts: Sequence[str]) -> list[list[float]]:
         """`embed` on a worker thread, so the event loop keeps serving."""
         return await asyncio.to_thread(self.embed, texts)
@@ -225,14 +235,16 @@ async def embed_pending(
     graph: Graph,
     embedder: Embedder,
     *,
-    batch: int = BATCH,
+    batch: int | None = None,
     progress: Callable[[int], None] | None = None,
     every_space: bool = False,
     index_from: int = INDEX_FROM,
 ) -> int:
     """Drain the outbox: embed every waiting claim, then promote the spaces that grew (all
     spaces first, with `every_space`: what a process starting on an older database does).
-    Returns how many vectors were stored; `progress(handled)` after each batch."""
+    Returns how many vectors were stored; `progress(handled)` after each batch of `batch`
+    claims (by default the embedder's `outbox_batch`)."""
+    batch = batch or embedder.outbox_batch
     stored = handled = 0
     if every_space:
         await promote_due(graph, None, dimensions=DIMENSIONS, index_from=index_from)
