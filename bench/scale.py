@@ -24,6 +24,7 @@ measured by separate runs are merged) and are rendered as `<out>/scale.md` and `
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import statistics
@@ -290,6 +291,18 @@ async def measure_size(
     return {"ops": ops, "figures": figures, "load": loads.seen}
 
 
+def store_gib(settings: Settings) -> float | None:
+    """On-disk size of a local Neo4j's data (store files, indexes, transaction logs); None
+    for a configured one."""
+    if settings.neo4j_uri is not None:
+        return None
+    total = 0
+    for path in (settings.data_dir / "neo4j" / "data").rglob("*"):
+        with contextlib.suppress(OSError):  # a log file rotated away meanwhile
+            total += path.stat().st_size if path.is_file() else 0
+    return round(total / 2**30, 2)
+
+
 def size_settings(
     base: Settings, data_dir: Path, label: str, heap: str, pagecache: str
 ) -> Settings:
@@ -359,7 +372,7 @@ async def run_scale(
             "minutes": round((time.perf_counter() - began) / 60, 1),
             "machine": scale_report.machine(),
             "commit": scale_report.commit(),
-            "neo4j": neo4j,
+            "neo4j": neo4j | {"store_gib": store_gib(own)},
             "plan": asdict(plan),
             "build": built,
             **measured,

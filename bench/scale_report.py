@@ -237,7 +237,8 @@ def markdown(results: dict[str, Any]) -> str:
             f"Machine: {m['nproc']} cores ({m['cpu']}), {m['ram_gib']} GiB RAM, Python "
             f"{m['python']}; `uptime` at the end: `{m['uptime']}`.",
             f"Neo4j {n.get('version', '?')} {n.get('edition', '')}: heap max {n.get('heap', '?')}"
-            f", page cache {n.get('pagecache', '?')}.",
+            f", page cache {n.get('pagecache', '?')}"
+            + (f"; its data on disk {n['store_gib']} GiB." if n.get("store_gib") else "."),
             f"Load average (1 min) at start→end of each measurement: {loads}.",
             "",
         ]
