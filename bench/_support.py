@@ -10,7 +10,9 @@ any space whose name does not start with `bench`, and deletes nothing outside th
 
 from __future__ import annotations
 
+import contextlib
 import math
+import os
 import secrets
 import time
 from collections.abc import AsyncIterator, Awaitable, Sequence
@@ -220,3 +222,28 @@ async def drain_embeddings(
     seconds = time.perf_counter() - began
     console.print(f"embedded {stored:,} claims in {seconds:.1f} s: {stored / seconds:,.0f}/s")
     return seconds, stored
+
+
+class Loads:
+    """The 1-minute load average at the start and end of each measurement."""
+
+    def __init__(self) -> None:
+        self.seen: dict[str, list[float]] = {}
+
+    def start(self, name: str) -> None:
+        self.seen[name] = [round(os.getloadavg()[0], 2)]
+
+    def end(self, name: str) -> None:
+        self.seen[name].append(round(os.getloadavg()[0], 2))
+
+
+def store_gib(settings: Settings) -> float | None:
+    """On-disk size of a local Neo4j's data (store files, indexes, transaction logs); None
+    for a configured one."""
+    if settings.neo4j_uri is not None:
+        return None
+    total = 0
+    for path in (settings.data_dir / "neo4j" / "data").rglob("*"):
+        with contextlib.suppress(OSError):  # a log file rotated away meanwhile
+            total += path.stat().st_size if path.is_file() else 0
+    return round(total / 2**30, 2)

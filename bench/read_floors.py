@@ -1,7 +1,8 @@
 """The one-query floors of `bench.read_latency`: what `related` (2 hops) and `explainRelation`
-(≤ 3 hops) cost as one hand-written Cypher statement each, with the same visibility predicate
-on every relationship and entity they touch (the floor issue 13 measures against), and nothing
-else: no view read, no start check, no names, no claims, no evidence.
+(≤ 3 hops) cost as one hand-written Cypher statement each: the same traversal under the same
+bounds, with the same visibility predicate on every relationship and entity it touches (the
+floor issue 13 measures against), and nothing else: no view read, no names, no claims, no
+evidence.
 
 The predicate is written out here, not imported: a bench's floor is Cypher of its own, and it
 must say the same as `graph.reads.visibility.visible` (space, privacy, valid time at `$asOf`,
@@ -24,31 +25,47 @@ def seen(v: LiteralString) -> LiteralString:
     )
 
 
-# Two hops out from one entity, `first` entities at hop 1, relations that carry a claim.
+# A relation `related` follows: one a claim asserts, or a merge.
+_FOLLOWED: LiteralString = "(r.claimId IS NOT NULL OR type(r) = 'MERGED_INTO')"
+
+# Two hops out from one entity under `related`'s bounds: at most `$limit` relation rows a hop
+# and `$first` entities, the start among them (the domain also drops a second hop's relation to
+# an entity past that bound; the floor keeps it, so it never does less than the domain).
 RAW_RELATED: LiteralString = (
     """
 MATCH (a:Entity {id: $id})
 WHERE """
     + seen("a")
     + """
-MATCH (a)-[r1]-(b:Entity)
-WHERE r1.claimId IS NOT NULL AND """
-    + seen("r1")
+OPTIONAL CALL (a) {
+  MATCH (a)-[r]-(b:Entity)
+  WHERE """
+    + _FOLLOWED
+    + " AND "
+    + seen("r")
     + " AND "
     + seen("b")
     + """
-WITH b, collect({source: startNode(r1).id, target: endNode(r1).id, type: type(r1),
-                 props: properties(r1)}) AS via
-LIMIT $first
-OPTIONAL MATCH (b)-[r2]-(c:Entity)
-WHERE r2.claimId IS NOT NULL AND """
-    + seen("r2")
+  RETURN r, b
+  LIMIT $limit
+}
+WITH a, collect(r) AS near, [x IN collect(DISTINCT b) WHERE x <> a][..$first - 1] AS frontier
+OPTIONAL CALL (frontier) {
+  UNWIND frontier AS b
+  MATCH (b)-[r]-(c:Entity)
+  WHERE """
+    + _FOLLOWED
+    + " AND "
+    + seen("r")
     + " AND "
     + seen("c")
     + """
-RETURN b.id AS near, via,
-       collect({source: startNode(r2).id, target: endNode(r2).id, type: type(r2),
-                props: properties(r2)})[..$limit] AS next
+  RETURN r
+  LIMIT $limit
+}
+WITH near, collect(r) AS far
+RETURN [r IN near + far | {source: startNode(r).id, target: endNode(r).id, type: type(r),
+                          claimId: r.claimId, props: properties(r)}] AS relations
 """
 )
 
@@ -64,10 +81,12 @@ WHERE """
     + seen("b")
     + """
 MATCH p = allShortestPaths((a)-[rels*1..3]-(b))
-WHERE all(r IN rels WHERE r.claimId IS NOT NULL AND """
+WHERE all(r IN rels WHERE """
+    + _FOLLOWED
+    + " AND "
     + seen("r")
     + """)
-  AND all(x IN nodes(p) WHERE """
+  AND all(x IN nodes(p) WHERE x:Entity AND """
     + seen("x")
     + """)
 RETURN [x IN nodes(p) | x.id] AS nodes,

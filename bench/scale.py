@@ -15,16 +15,17 @@ At each size, the existing benches' own measuring code runs `--rounds` times:
 raw one-query floor), `bench.search_latency` (search top 12 beside the raw index queries),
 `bench.write_throughput` (remember one claim per call, batched beside a raw UNWIND … CREATE),
 `bench.two_spaces` (writers of one space beside two), and `bench.concurrent_reads` (50 clients
-at once against a real `engram serve`, its RSS). Latencies are medians over rounds of each
-round's p50/p95; ratios are paired within a round. Results go to `<out>/scale.json` (sizes
-measured by separate runs are merged) and are rendered as `<out>/scale.md` and `<out>/scale.png`
-(`bench.scale_report`), with the machine, its load, the Neo4j settings and the commit.
+at once against a real `engram serve`, its RSS); once per size, `bench.beside_space` (a small
+space kept beside the big one: its meaning recall and self-recall). Latencies are medians over
+rounds of each round's p50/p95; ratios are paired within a round. Results go to
+`<out>/scale.json` (sizes measured by separate runs are merged) and are rendered as
+`<out>/scale.md` and `<out>/scale.png` (`bench.scale_report`), with the machine, its load, the
+Neo4j settings and the commit.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import os
 import statistics
@@ -39,7 +40,14 @@ import typer
 from rich.console import Console
 
 from bench import scale_report
-from bench._support import bench_console, drain_embeddings, open_memory, percentile
+from bench._support import (
+    Loads,
+    bench_console,
+    drain_embeddings,
+    open_memory,
+    percentile,
+    store_gib,
+)
 from bench.beside_space import measure_beside
 from bench.concurrent_reads import measure_concurrent, serve_env
 from bench.generate import generate
@@ -103,19 +111,6 @@ def _latency(rounds: list[list[float]]) -> dict[str, float]:
         "p95": statistics.median(_p(ms, 95) for ms in rounds),
         "n": sum(len(ms) for ms in rounds),
     }
-
-
-class Loads:
-    """The 1-minute load average at the start and end of each measurement."""
-
-    def __init__(self) -> None:
-        self.seen: dict[str, list[float]] = {}
-
-    def start(self, name: str) -> None:
-        self.seen[name] = [round(os.getloadavg()[0], 2)]
-
-    def end(self, name: str) -> None:
-        self.seen[name].append(round(os.getloadavg()[0], 2))
 
 
 async def build(
@@ -235,6 +230,7 @@ async def measure_size(
         "beside_meaning_recall": beside.meaning_recall,
         "beside_self_recall": beside.self_recall,
         "beside_vectors": beside.vectors,
+        "beside_indexed": beside.indexed,
         "beside_samples": beside.samples,
     }
     loads.start("writes")
@@ -289,18 +285,6 @@ async def measure_size(
         "rss_peak_mb": crowd.rss_peak_mb,
     }
     return {"ops": ops, "figures": figures, "load": loads.seen}
-
-
-def store_gib(settings: Settings) -> float | None:
-    """On-disk size of a local Neo4j's data (store files, indexes, transaction logs); None
-    for a configured one."""
-    if settings.neo4j_uri is not None:
-        return None
-    total = 0
-    for path in (settings.data_dir / "neo4j" / "data").rglob("*"):
-        with contextlib.suppress(OSError):  # a log file rotated away meanwhile
-            total += path.stat().st_size if path.is_file() else 0
-    return round(total / 2**30, 2)
 
 
 def size_settings(

@@ -81,7 +81,7 @@ CALL (ix) {
   RETURN m, vector.similarity.cosine(m.embedding, $vector) AS score
 }
 RETURN m.claimId AS id, score
-ORDER BY score DESC
+ORDER BY score DESC, id
 LIMIT $first
 """
 

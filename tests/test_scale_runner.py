@@ -15,10 +15,12 @@ from rich.console import Console
 from bench._support import OPERATOR
 from bench.generate import generate
 from bench.graphql_reads import GraphQLClient
+from bench.read_floors import RAW_RELATED, seen
 from bench.read_latency import ENTITIES, Runner, Sample
 from bench.scale import Plan, parse_size, run_scale
 from bench.scale_report import GOALS, OPERATIONS
 from graph.memory import Memory
+from graph.reads.visibility import visible
 from graph.store.db import Graph, Neo4jTarget
 from graph.store.settings import Settings
 
@@ -79,10 +81,11 @@ async def test_the_scale_runner_writes_a_table_and_a_plot_with_every_operation(
     assert record["build"]["space"] == "bench-scale-60"
     assert record["figures"]["clients"] == 50
     assert record["figures"]["beside_samples"] == 2
-    assert record["figures"]["beside_meaning_recall"] == 1.0  # a small space: scored exactly
+    assert record["figures"]["beside_indexed"] is False  # 60 claims: scored exactly, no verdict
     assert record["build"]["embedded"] >= 60  # every claim (and any correction's revision)
     assert record["neo4j"]["version"].startswith("5.")
     table = (out / "scale.md").read_text()
+    assert "(not indexed)" in table
     assert [title in table for _, title in OPERATIONS] == [True] * len(OPERATIONS)
     assert [f"| {name} | {bound} |" in table for name, bound, _ in GOALS] == [True] * len(GOALS)
     assert "60 claims" in table and record["commit"] in table
@@ -148,19 +151,36 @@ async def test_the_one_query_floors_answer_what_related_and_explain_answer_in_th
     await generate(memory, "bench-floors", claims=200, batch=100, show_progress=False)
     at = [datetime(2021, 7, 1, tzinfo=UTC), datetime(2026, 7, 1, tzinfo=UTC)]
     views = {t: await memory.view(OPERATOR, "bench-floors", as_of=t) for t in at}
-    rows = await graph.read(ENTITIES, spaceId=views[at[0]].space_id)
+    ids = [row["id"] for row in await graph.read(ENTITIES, spaceId=views[at[0]].space_id)]
     runner = Runner(memory, views, cast(GraphQLClient, None))
-    pairs = []
-    for t in at:
-        for row in rows:
-            sample = Sample("related", t, (row["id"],))
-            domain, floor = runner.call(sample, "engram"), runner.call(sample, "raw")
-            pairs.append(((await domain()).size, (await floor()).size))
-        first = rows[0]["id"]
-        for row in rows[1:]:
-            sample = Sample("explain", t, (first, row["id"]))
-            domain, floor = runner.call(sample, "engram"), runner.call(sample, "raw")
-            pairs.append(((await domain()).size, (await floor()).size))
+    related: list[tuple[set[tuple[str, ...]], set[tuple[str, ...]]]] = []
+    paths: list[tuple[int, int]] = []
+    for t, view in views.items():
+        for entity_id in ids:
+            found = await memory.related(view, entity_id, hops=2, first=50)
+            rows = await graph.read(RAW_RELATED, **view.params(), id=entity_id, first=50, limit=200)
+            floor = {
+                (r["type"], r["source"], r["target"], r["claimId"])
+                for row in rows
+                for r in row["relations"]
+            }
+            domain = {(r.type, r.source_id, r.target_id, r.claim_id) for r in found.relations}
+            related.append((domain, floor))
+        for other in ids[1:]:
+            sample = Sample("explain", t, (ids[0], other))
+            domain_call, floor_call = runner.call(sample, "engram"), runner.call(sample, "raw")
+            paths.append(((await domain_call()).size, (await floor_call()).size))
 
-    assert [domain for domain, _ in pairs] == [floor for _, floor in pairs]
-    assert sum(domain for domain, _ in pairs) > 0
+    assert [domain for domain, _ in related] == [floor for _, floor in related]
+    assert [domain for domain, _ in paths] == [floor for _, floor in paths]
+    assert sum(len(domain) for domain, _ in related) > 0
+    assert sum(domain for domain, _ in paths) > 0
+
+
+def test_the_floors_visibility_predicate_says_what_every_read_says() -> None:
+    def clauses(predicate: str) -> set[str]:
+        flat = predicate.replace("(", "").replace(")", "")
+        return {clause.strip() for clause in flat.split(" AND ")}
+
+    assert clauses(seen("r")) == clauses(visible("r"))
+    assert len(clauses(visible("r"))) == 7

@@ -244,7 +244,7 @@ async def embed_pending(
     spaces first, with `every_space`: what a process starting on an older database does).
     Returns how many vectors were stored; `progress(handled)` after each batch of `batch`
     claims (by default the embedder's `outbox_batch`)."""
-    batch = batch or embedder.outbox_batch
+    batch = embedder.outbox_batch if batch is None else batch
     stored = handled = 0
     if every_space:
         await promote_due(graph, None, dimensions=DIMENSIONS, index_from=index_from)
