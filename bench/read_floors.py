@@ -6,7 +6,8 @@ evidence.
 
 The predicate is written out here, not imported: a bench's floor is Cypher of its own, and it
 must say the same as `graph.reads.visibility.visible` (space, privacy, valid time at `$asOf`,
-recorded time at `$knownAt`, not erased; a missing bound is open).
+recorded time at `$knownAt`, not erased; a missing bound is open) and, for a relation, as
+`relation_holds` (the told fact its key shows then).
 """
 
 from __future__ import annotations
@@ -22,6 +23,16 @@ def seen(v: LiteralString) -> LiteralString:
         f" AND ({v}.validFrom IS NULL OR {v}.validFrom <= $asOf)"
         f" AND ({v}.validTo IS NULL OR $asOf < {v}.validTo)"
         f" AND ({v}.supersededAt IS NULL OR $knownAt < {v}.supersededAt))"
+    )
+
+
+def shown(r: LiteralString) -> LiteralString:
+    """A relation seen in the view and the one its key shows at `$asOf`: no told fact of its key
+    that ranks above it (`toldRank`) is seen then (as `graph.reads.visibility.relation_holds`)."""
+    return (
+        f"({seen(r)} AND ({r}.claimKey IS NULL OR NOT EXISTS {{"
+        f" MATCH (over:Claim {{spaceId: $spaceId, key: {r}.claimKey}})"
+        f" WHERE over.toldRank > {r}.toldRank AND {seen('over')} }}))"
     )
 
 
@@ -42,7 +53,7 @@ OPTIONAL CALL (a) {
   WHERE """
     + _FOLLOWED
     + " AND "
-    + seen("r")
+    + shown("r")
     + " AND "
     + seen("b")
     + """
@@ -56,7 +67,7 @@ OPTIONAL CALL (frontier) {
   WHERE """
     + _FOLLOWED
     + " AND "
-    + seen("r")
+    + shown("r")
     + " AND "
     + seen("c")
     + """
@@ -84,7 +95,7 @@ MATCH p = allShortestPaths((a)-[rels*1..3]-(b))
 WHERE all(r IN rels WHERE """
     + _FOLLOWED
     + " AND "
-    + seen("r")
+    + shown("r")
     + """)
   AND all(x IN nodes(p) WHERE x:Entity AND """
     + seen("x")

@@ -7,12 +7,10 @@ line, the MCP server, the benches — goes through `Memory`.
     >>> [claim] = await memory.remember(agent, "alice", [{"key": "pref:ui:theme", ...}])
     >>> await memory.close()
 
-A `Memory` holds the connection; it holds no caller. Every command takes the explicit `Actor`
-(which spaces it may read or write, up to which tier, with or without the legal grant), and
-every read takes a `View` opened for an actor — so what a caller may not read it can neither
-see nor change, whatever door it came in by. Commands accept their input as the domain model
-or as plain data (validated into it, with typed errors); answers are the domain records of
-`graph.domain`.
+A `Memory` holds the connection, no caller: every command takes the explicit `Actor` (spaces,
+tier, legal grant) and every read a `View` opened for one — so what a caller may not read it can
+neither see nor change, whatever door it came in by. Inputs are domain models or plain data
+(validated, with typed errors); answers are the records of `graph.domain`.
 """
 
 from __future__ import annotations
@@ -43,6 +41,8 @@ from graph.domain.model import (
 from graph.domain.read_records import (
     DEFAULT_BUDGET,
     DEFAULT_PAGE,
+    ChangeOptions,
+    Changes,
     ClaimFilter,
     ClaimPage,
     ContextSnapshot,
@@ -60,15 +60,13 @@ from graph.jobs.restore import check_archive
 from graph.jobs.retention import parse_policies
 from graph.meaning.embeddings import Embedder
 from graph.memory_admin import MemoryAdmin, Readiness
-from graph.reads import browser_guide, listing, resources, search, snapshot, traverse
+from graph.reads import browser_guide, changes, listing, resources, search, snapshot, traverse
 from graph.reads.visibility import View
 from graph.store.db import UNAVAILABLE, Graph, Neo4jTarget, connect, query_count, resolve_target
 from graph.store.local import webjars
 from graph.store.local.server import LocalNeo4j
 from graph.store.migrate import Migration
-from graph.store.neomodel_bridge import (
-    share_driver,
-)
+from graph.store.neomodel_bridge import share_driver
 from graph.store.settings import Settings, get_settings
 
 __all__ = [
@@ -136,8 +134,6 @@ class Memory(MemoryAdmin):
             raise
         return cls(graph, settings, embedder or Embedder(threads=embed_threads))
 
-    # -- who asks ----------------------------------------------------------------------------
-
     async def authenticate(self, presented: str) -> Actor | None:
         """The actor of an API key, or None when it is malformed, unknown or revoked."""
         return await apikeys.authenticate(self.graph, presented)
@@ -166,8 +162,6 @@ class Memory(MemoryAdmin):
             max(now, *(claim.recorded_at for claim in written)),
             actor.tier_in(space),
         )
-
-    # -- reads -------------------------------------------------------------------------------
 
     async def spaces(self, actor: Actor) -> list[Space]:
         """The spaces the actor may read, by name."""
@@ -202,6 +196,14 @@ class Memory(MemoryAdmin):
 
     async def evidence(self, view: View, claim_ids: list[str]) -> list[list[EvidenceLink]]:
         return await listing.evidence_of(self.graph, view, claim_ids)
+
+    async def changes(
+        self, view: View, start: datetime, end: datetime, **options: Unpack[ChangeOptions]
+    ) -> Changes:
+        """What began, ended, was corrected or forgotten in `[start, end)` (`axis`, `about`)."""
+        if options.get("about") is not None:
+            options["about"] = await self._entity_id(view, options["about"])
+        return await changes.changes(self.graph, view, start, end, **options)
 
     async def claims(
         self,
@@ -294,8 +296,6 @@ class Memory(MemoryAdmin):
         return await snapshot.context_snapshot(
             self.graph, view, budget_bytes=budget_bytes, about=subject
         )
-
-    # -- commands: each checks the actor's grant first and again inside its transaction ------
 
     async def create_space(self, actor: Actor, name: str, description: str = "") -> Space:
         actor.check_write(name)

@@ -1,4 +1,6 @@
-"""Test fixtures: one real Neo4j for the whole run, clean data before every test.
+"""Test fixtures: one real Neo4j for the whole run, clean data before every test that may use
+it (every test but the fast tier's, marked `fast`: pure logic, run without Neo4j by
+`./scripts/test --fast`).
 
 The local Neo4j is started in a fresh data directory (or `NEO4J_URI` is used). If it cannot be
 started the run stops with the reason — tests never skip for want of a database.
@@ -46,8 +48,13 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The long files first, so the two workers finish together (tests/run_order.py)."""
+    """The long files first, so the two workers finish together (tests/run_order.py); every
+    test but the fast tier's (`pytest.mark.fast`: pure logic, no Neo4j) starts from a clean
+    database."""
     by_length(items)
+    for item in items:
+        if item.get_closest_marker("fast") is None and isinstance(item, pytest.Function):
+            item.fixturenames.insert(0, "clean_graph")
 
 
 @pytest.fixture(scope="session")
@@ -127,7 +134,7 @@ async def client(
         yield http
 
 
-@pytest.fixture(autouse=True)
+@pytest.fixture
 async def clean_graph(graph: Graph) -> AsyncIterator[None]:
     """Every test starts from a migrated, empty database, and leaves every invariant holding."""
     await delete_all_data(graph)

@@ -193,16 +193,20 @@ async def test_forget_selects_a_claim_by_key_and_an_entity_by_name(
     client: httpx.AsyncClient, graph: Graph
 ) -> None:
     await space(client)
-    await call(client, REMEMBER_MANY, inputs=[fact(ALICE, "WORKS_AT", ACME)])
+    bob = {"name": "Bob", "kind": "PERSON"}
+    await call(
+        client, REMEMBER_MANY, inputs=[fact(ALICE, "WORKS_AT", ACME), fact(bob, "WORKS_AT", ACME)]
+    )
     forget = """mutation($s: SelectorInput!) { forget(space: "alice", selector: $s,
         reason: "asked") { receipt { claims entities } errors { code field } } }"""
     by_key = await call(client, forget, s={"kind": "CLAIM", "key": "fact:person/alice:WORKS_AT"})
-    assert by_key["forget"] == {"receipt": {"claims": 1, "entities": 0}, "errors": []}
+    # Alice was named by that fact alone, so she goes with it; Acme Corp is Bob's employer too.
+    assert by_key["forget"] == {"receipt": {"claims": 1, "entities": 1}, "errors": []}
     by_name = await call(client, forget, s={"kind": "ENTITY", "name": "acme corp"})
     assert by_name["forget"]["errors"] == []
-    assert by_name["forget"]["receipt"]["entities"] == 1
-    [alice, erased] = await entity_keys(graph)
-    assert (alice, erased.startswith("forgotten:")) == ("entity:person:alice", True)
+    assert by_name["forget"]["receipt"]["entities"] == 2, "Acme Corp, and Bob whom it alone named"
+    kept = [key for key in await entity_keys(graph) if not key.startswith("forgotten:")]
+    assert kept == []
 
 
 async def test_authority_is_given_as_an_enum_and_checked_against_the_texts_role(

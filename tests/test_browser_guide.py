@@ -118,8 +118,8 @@ async def test_the_evidence_slide_draws_the_claim_and_what_it_rests_on(people: P
     shown = await drawn(people.story.graph, RELATION_EVIDENCE)
     assert shown.edges == {
         ("Alice", "WORKS_AT", "Acme Global"),
-        ("alice WORKS_AT acme", "SUPPORTED_BY", "alice WORKS_AT acme"),
-        ("alice WORKS_AT acme", "CORRECTED_BY", "alice left Acme at the end of June 2023"),
+        ("Alice works at Acme Global", "SUPPORTED_BY", "alice WORKS_AT acme"),
+        ("Alice works at Acme Global", "CORRECTED_BY", "alice left Acme at the end of June 2023"),
     }
     # Unembedded: a claim whose meaning vector is not computed yet (the worker is off here).
     assert shown.labels - {"Unembedded"} == {"Entity", "Person", "Org", "Claim", "Observation"}
@@ -142,8 +142,8 @@ async def test_the_history_slide_lists_every_revision_with_both_times(people: Pe
         (row["claim"], row["revision"], row["status"], row["validTo"], row["reason"])
         for row in rows
     ] == [
-        ("alice WORKS_AT acme", 1, "active", None, None),
-        ("alice WORKS_AT acme", 2, "active", "2023-06-30T00:00:00Z", "she left"),
+        ("Alice works at Acme Corp", 1, "superseded", None, None),
+        ("Alice works at Acme Global", 2, "active", "2023-06-30T00:00:00Z", "she left"),
     ]
     first, second = rows
     assert first["supersededAt"] == second["recordedAt"] is not None

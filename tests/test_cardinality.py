@@ -56,7 +56,7 @@ async def objects_named(
     return sorted(e.name for e in objects if e is not None)
 
 
-async def test_a_one_predicates_new_value_supersedes_the_old_from_its_valid_from(
+async def test_a_one_predicates_new_value_is_shown_from_its_valid_from(
     memory: Memory,
 ) -> None:
     [first] = await memory.remember(AGENT, "alice", [fact("WORKS_AT", "Acme", day(0))])
@@ -67,7 +67,7 @@ async def test_a_one_predicates_new_value_supersedes_the_old_from_its_valid_from
     assert await objects_named(memory, "WORKS_AT", known_at=first.recorded_at) == ["Acme"]
     history = await memory.claim_history(await memory.view(AGENT, "alice"), first.key)
     kept = [(c.revision, c.valid_from, c.valid_to) for c in history if c.superseded_at is None]
-    assert kept == [(2, day(0), day(30)), (3, day(30), None)]
+    assert kept == [(1, day(0), None), (2, day(30), None)]
 
 
 async def test_a_many_predicates_values_coexist_each_under_its_own_key(memory: Memory) -> None:
@@ -167,8 +167,9 @@ SUBJECTS = count()
 async def test_a_one_predicate_has_exactly_the_models_one_value_at_every_as_of_and_known_at(
     memory_for_properties: Memory, writes: list[tuple[int, int]], probes: list[tuple[int, int]]
 ) -> None:
-    """Independent model: at (asOf, knownAt) the value is that of the latest write recorded by
-    knownAt whose validFrom is at or before asOf; none if there is none."""
+    """Independent model (ENGRAM.md §2): at (asOf, knownAt) the value is that of the write
+    recorded by knownAt with the latest validFrom at or before asOf (the later write on a tie),
+    whatever order they were written in; none if there is none."""
     memory = memory_for_properties
     subject = {"name": f"Subject {next(SUBJECTS)}", "kind": "person"}
     recorded: list[tuple[datetime, int, int]] = []
@@ -187,10 +188,10 @@ async def test_a_one_predicate_has_exactly_the_models_one_value_at_every_as_of_a
     entity = await memory.find_entity(view, {"name": subject["name"]})
     for as_of_day, known in probes:
         known_at = recorded[min(known, len(recorded) - 1)][0]
+        told = [(start, at, org) for at, org, start in recorded]
         expected = [
             f"entity:org:org-{org}"
-            for at, org, start in recorded
-            if at <= known_at and start <= as_of_day
+            for _, _, org in sorted(t for t in told if t[1] <= known_at and t[0] <= as_of_day)
         ][-1:]
         view = await memory.view(AGENT, "props", day(as_of_day), known_at)
         page = await memory.claims(view, ClaimFilter(subject_id=entity.id, predicate="EMPLOYER"))
@@ -208,7 +209,7 @@ async def memory_for_properties(
     return memory
 
 
-async def test_one_batch_may_change_a_one_value_several_times_and_each_piece_keeps_evidence(
+async def test_one_batch_may_tell_a_one_value_several_times_and_each_holds_until_the_next(
     memory: Memory,
 ) -> None:
     done = await memory.remember(
@@ -218,10 +219,14 @@ async def test_one_batch_may_change_a_one_value_several_times_and_each_piece_kee
     )
     assert {c.key for c in done} == {"fact:person/alice:WORKS_AT"}
     history = await memory.claim_history(await memory.view(AGENT, "alice"), done[0].key)
-    pieces = [c for c in history if c.superseded_at is None]
-    assert [(c.valid_from, c.valid_to) for c in pieces] == [
-        (day(0), day(30)),
-        (day(30), day(60)),
-        (day(60), None),
-    ]
-    assert all(len(c.evidence) == 1 for c in pieces)
+    assert [(c.valid_from, c.valid_to, len(c.evidence)) for c in history] == [
+        (day(0), None, 1),
+        (day(30), None, 1),
+        (day(60), None, 1),
+    ], "told facts, as told"
+    shown = []
+    for as_of in (day(10), day(40), day(70)):
+        view = await memory.view(AGENT, "alice", as_of)
+        [claim] = (await memory.claims(view, ClaimFilter(predicate="WORKS_AT"))).claims
+        shown.append((claim.valid_from, claim.valid_to))
+    assert shown == [(day(0), day(30)), (day(30), day(60)), (day(60), None)]

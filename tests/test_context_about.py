@@ -1,5 +1,6 @@
-"""`context(about: …)`: the snapshot an agent puts in its prompt carries the subject's current
-facts, named as of the view, right after the profile — and nothing that ended or was superseded."""
+"""`context`: the snapshot an agent puts in its prompt carries the space's current facts in words,
+named as of the view, right after the profile (an `about` entity's first) — and nothing that
+ended or was superseded, and no key."""
 
 from __future__ import annotations
 
@@ -39,18 +40,20 @@ async def test_context_about_an_entity_carries_its_current_facts_by_name(
     plain = await memory.context(view)
     about = await memory.context(view, about={"name": "Alice"})
 
-    assert (
-        plain.text == "[profile:profile:user:name] value: Alice\n[pref:pref:ui:theme] value: dark"
-    )
+    assert plain.text.splitlines() == [
+        "Profile: user name: Alice",
+        "Alice works at Acme Global",
+        "Preference: ui theme: dark",
+    ], "the space's current facts, without any key"
     assert about.text.splitlines() == [
-        "[profile:profile:user:name] value: Alice",
-        "[fact:fact:person/alice:WORKS_AT] Alice WORKS_AT Acme Global",
-        "[pref:pref:ui:theme] value: dark",
+        "Profile: user name: Alice",
+        "Alice works at Acme Global",
+        "Preference: ui theme: dark",
     ]
     assert about.keys == [
         "profile:user:name",
         "fact:person/alice:WORKS_AT",
         "pref:ui:theme",
     ]
-    tight = await memory.context(view, about={"key": "entity:person:alice"}, budget_bytes=60)
-    assert (tight.text, tight.omitted) == ("[profile:profile:user:name] value: Alice", 2)
+    tight = await memory.context(view, about={"key": "entity:person:alice"}, budget_bytes=30)
+    assert (tight.text, tight.omitted) == ("Profile: user name: Alice", 2)

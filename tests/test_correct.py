@@ -287,23 +287,24 @@ async def test_two_concurrent_corrects_one_wins_the_other_gets_revision_conflict
     assert (await get_claim(story.graph, await story.view(), current.id)).value == winners[0].value
 
 
-async def test_widening_a_corrected_interval_replaces_what_else_held_then(story: Story) -> None:
+async def test_retracting_a_later_value_lets_the_earlier_one_hold_again(story: Story) -> None:
     dark = await story.say("dark", at=day(0))
     first = await story.remember(dark, key="pref:ui:theme", value={"value": "dark"})
     light = await story.say("light", at=day(10))
-    await story.remember(light, key="pref:ui:theme", value={"value": "light"})
+    second = await story.remember(light, key="pref:ui:theme", value={"value": "light"})
     [earlier] = await claims_by_key(story.graph, await story.view(as_of=day(5)), "pref:ui:theme")
-    assert earlier.id != first.id and earlier.valid_to == day(10)
+    assert earlier.id == first.id and earlier.valid_to == day(10), "shown until light began"
     fix = await story.say("it was dark all along")
     await story.correct(
-        claim_id=earlier.id,
-        kind="SUPERSEDE",
-        valid_to=None,
+        claim_id=second.id,
+        kind="RETRACT",
         reason="never changed",
         evidence=[{"observation_id": fix}],
     )
     later = await claims_by_key(story.graph, await story.view(as_of=day(20)), "pref:ui:theme")
-    assert [c.value["value"] for c in later] == ["dark"], "one value per time slice"
+    assert [(c.value["value"], c.valid_from, c.valid_to) for c in later] == [
+        ("dark", day(0), None)
+    ], "one value per time slice, and a retracted fact ends nothing"
 
 
 async def test_an_explanation_cites_what_supported_the_relation_then_around_a_correction(

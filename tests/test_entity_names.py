@@ -5,13 +5,18 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from graph.commands.entity_names import FILL_SPOKEN_NAMES
+from graph.commands.entity_names import REFOLD_SPOKEN_NAMES
 from graph.commands.entity_refs import (
     ENTITIES_AND_SESSIONS_FOUND,
     ENTITIES_BY_NAME,
     ENTITIES_FOUND,
 )
 from graph.commands.remember import remember
+from graph.commands.told_facts_upgrade import (
+    FILL_RELATION_RANKS,
+    FILL_TOLD_RANKS,
+    READABLE_TEXTS,
+)
 from graph.domain.actor import Actor
 from graph.domain.errors import EngramError
 from graph.erasure.forget import ForgetInput, forget
@@ -23,6 +28,7 @@ from graph.store.migrate import load
 from tests.story import TEST_ACTOR, Story, new_story
 
 ENTITY_NAME_LOOKUP = next(m for m in load() if m.name == "V0011__entity_name_lookup")
+TOLD_FACTS = next(m for m in load() if m.name == "V0015__told_facts")
 SCANS = {"AllNodesScan", "NodeByLabelScan"}
 
 
@@ -138,9 +144,11 @@ async def test_the_migration_gives_entity_claims_written_before_their_spoken_nam
     }
 
 
-def test_a_restore_fills_spoken_names_as_the_migration_does() -> None:
-    *_, fill = ENTITY_NAME_LOOKUP.statements
-    assert " ".join(fill.split()) == " ".join(FILL_SPOKEN_NAMES.split())
+def test_a_restore_brings_old_archives_up_to_told_facts_as_the_migration_does() -> None:
+    upgrades = (REFOLD_SPOKEN_NAMES, FILL_TOLD_RANKS, FILL_RELATION_RANKS, READABLE_TEXTS)
+    assert [" ".join(s.split()) for s in TOLD_FACTS.statements] == [
+        " ".join(s.split()) for s in upgrades
+    ]
 
 
 async def test_forgetting_an_entity_claim_erases_its_spoken_names(graph: Graph) -> None:

@@ -117,7 +117,7 @@ async def test_the_markdown_view_reads_as_a_document_of_the_readers_current_memo
             "",
             "## Facts",
             "",
-            "- Alice WORKS_AT Acme Corp — valid from 2020-01-01",
+            "- Alice works at Acme Corp — valid from 2020-01-01",
             "  > “I work at Acme since January 2020” — user_stated, 2020-01-01",
             "",
             "## Open tasks",
@@ -128,9 +128,9 @@ async def test_the_markdown_view_reads_as_a_document_of_the_readers_current_memo
             "",
             "## People and things",
             "",
-            "- Acme Corp (org, `entity:org:acme`); also known as ACME — valid from 2019-01-01",
+            "- Acme Corp (org, `entity:org:acme`); also known as ACME",
             "  > “Acme Corp exists” — user_stated, 2019-01-01",
-            "- Alice (person, `entity:person:alice`) — valid from 2019-01-01",
+            "- Alice (person, `entity:person:alice`)",
             "  > “Alice exists” — user_stated, 2019-01-01",
             "",
             "## Recent episodes",
@@ -207,7 +207,8 @@ async def test_an_export_over_graphql_holds_nothing_forgotten_or_above_the_keys_
         assert "Please write tersely" in text
         for hidden in (FORGOTTEN, "555", SECRET, "4321", "HAS_PIN", "PHONE"):
             assert hidden not in text, (export_format, hidden)
-        assert "HAS_PIN" in (await export(secret, export_format))["data"]["export"]
+        shown = (await export(secret, export_format))["data"]["export"]
+        assert ("HAS_PIN" if export_format == "JSONL" else "has pin") in shown
         refused = await export(stranger, export_format)
         assert refused["data"] is None
         assert refused["errors"][0]["extensions"]["code"] == "FORBIDDEN"

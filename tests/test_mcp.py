@@ -38,6 +38,7 @@ from tests.test_cli import ENGRAM, engram_env
 from tests.test_client import server  # noqa: F401 - the `engram serve --no-dev` fixture
 
 TOOLS = [
+    "changes",
     "context",
     "correct",
     "explain_relation",
@@ -122,6 +123,7 @@ async def test_the_tools_are_listed_with_their_required_arguments(
     schemas = {tool.name: tool.input_schema for tool in listed}
     assert sorted(schemas) == TOOLS
     assert {name: schema["required"] for name, schema in schemas.items()} == {
+        "changes": ["space", "from", "to"],
         "context": ["space"],
         "correct": ["space", "kind", "reason"],
         "explain_relation": ["space", "source", "target"],
@@ -193,9 +195,9 @@ async def test_an_agent_remembers_recalls_walks_corrects_and_forgets_over_http(
 
         assert await call(session, "context", space="alice") == {
             "space": "alice",
-            "text": "[pref:pref:ui:theme] value: dark",
-            "bytes": 32,
-            "keys": ["pref:ui:theme"],
+            "text": "Alice works at Acme\nPreference: ui theme: dark",
+            "bytes": 46,
+            "keys": [FACT, "pref:ui:theme"],
             "omitted": 0,
         }
         near = await call(session, "related", space="alice", entity={"name": "Alice"})
@@ -421,7 +423,7 @@ async def test_a_normal_key_cannot_see_or_forget_a_secret_claim(
         assert quotes(kept) == [("supported_by", "My salary is 100k")]
         snapshot = await session.read_resource("engram://alice/context")
         assert [c.text for c in snapshot.contents if hasattr(c, "text")] == [
-            "[pref:pref:other:salary] value: 100k"
+            "Preference: other salary: 100k"
         ]
 
 

@@ -73,7 +73,7 @@ async def remember_many(story: Story, texts: list[str], prefix: str) -> None:
 
 async def big_and_small(graph: Graph) -> tuple[Story, Story]:
     """`big` holds `BIG` claims near "dark mode" (more than a shared index's over-fetch of 100
-    would reach past), `small` two near it and two too far from it."""
+    would reach past), `small` three near it and one too far from it."""
     big = await new_story(graph, "big")
     await remember_many(big, [f"dark mode in editor number {i}" for i in range(BIG)], "dark")
     small = await new_story(graph, "small")
@@ -139,7 +139,8 @@ async def test_a_small_space_keeps_its_meaning_list_beside_a_big_one_that_ranks_
     assert await meaning_hits(graph, "small", "dark mode", embedder) == [
         "pref:other:taste-0",
         "pref:other:taste-1",
-    ]
+        "pref:other:taste-2",
+    ], "dark schemes and dim screens, not oolong tea"
     [vector] = embedder.embed(["dark mode in editor number 7"])
     exact = await graph.read(EXACT_TOP, space="big", v=vector, first=12)
     view = await View.open(graph, "big")

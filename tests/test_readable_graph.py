@@ -72,7 +72,7 @@ async def test_a_fact_is_captioned_with_names_and_its_edge_says_whether_it_is_cu
         object={"key": "entity:org:acme"},
     )
     [row] = await story.graph.read("MATCH (c:Claim {id: $id}) RETURN c.caption AS c", id=fact.id)
-    assert row["c"] == "alice WORKS_AT acme", "the slugs of its own key: no name of another claim"
+    assert row["c"] == "Alice Smith works at Acme Corp", "its text: the words, never its key"
     await story.correct(
         claim_id=fact.id,
         kind="SUPERSEDE",

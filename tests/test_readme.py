@@ -18,9 +18,9 @@ EXAMPLES = re.findall(r"```graphql\n(.*?)```", README, flags=re.DOTALL)
 async def test_the_readme_shows_three_graphql_examples_that_work(
     graph: Graph, test_settings: Settings, neo4j_target: Neo4jTarget
 ) -> None:
-    assert len(EXAMPLES) == 3
+    assert len(EXAMPLES) == 6
     people = await people_story(graph)
-    related, explain, correction = EXAMPLES
+    related, explain, correction, *_ = EXAMPLES
     [observation] = await graph.read(
         "MATCH (o:Observation) WHERE o.content STARTS WITH 'alice WORKS_AT acme' RETURN o.id AS id"
     )
@@ -44,3 +44,34 @@ async def test_the_readme_shows_three_graphql_examples_that_work(
     assert fixed["data"]["correct"]["errors"] == []
     assert fixed["data"]["correct"]["claim"]["revision"] == 2
     assert people.claims["bob-acme"].revision == 1
+
+
+async def test_the_readmes_facts_in_any_order_answer_as_it_says(
+    graph: Graph, test_settings: Settings, neo4j_target: Neo4jTarget
+) -> None:
+    *_, first, later, reads = EXAMPLES
+    async with running(create_app(test_settings, neo4j_target)) as client:
+        # A space as the README makes it, with Engram's default rules (WORKS_AT is ONE).
+        await gql(client, 'mutation { createSpace(name: "alice") { space { id } } }')
+        for mutation in (first, later):
+            told = await gql(client, mutation)
+            assert "errors" not in told and told["data"]["rememberMany"]["claims"], told
+        answer = (await gql(client, reads))["data"]
+    shown = {
+        view: [
+            (r["to"]["name"], r["validFrom"][:10], (r["validTo"] or "(open)")[:10])
+            for r in answer[view]["relations"]
+        ]
+        for view in ("in2021", "in2022", "in2023", "now")
+    }
+    assert shown == {
+        "in2021": [("Pinecrest Labs", "2020-01-01", "2022-01-01")],
+        "in2022": [("Initech", "2022-01-01", "2022-07-01")],
+        "in2023": [("Pinecrest AI", "2022-07-01", "2024-03-01")],
+        "now": [("Globex", "2024-03-01", "(open)")],
+    }
+    assert answer["byTodaysName"] == {"name": "Pinecrest Labs"}
+    assert sorted(n["entity"]["name"] for n in answer["lookedUp"]["nodes"]) == [
+        "Mara Lind",
+        "Pinecrest Labs",
+    ]

@@ -37,7 +37,7 @@ async def test_remember_writes_a_claim_its_evidence_and_an_audit_event(story: St
     assert claim.value == {"value": "dark"}
     assert claim.valid_from == day(0), "valid time defaults to the evidence's observation time"
     assert claim.valid_to is None and claim.superseded_at is None
-    assert claim.text == "[pref:pref:ui:theme]\nvalue: dark"
+    assert claim.text == "ui theme: dark"
     [link] = claim.evidence
     assert (link.kind, link.authority, link.observation_id, link.text) == (
         EvidenceKind.SUPPORTED_BY,
@@ -128,7 +128,7 @@ async def test_unknown_and_ambiguous_subjects_are_refused(story: Story) -> None:
         said, type="fact", subject={"key": "entity:person:alex-smith"}, predicate="AGE", value=34
     )
     assert claim.key == "fact:person/alex-smith:AGE"
-    assert claim.text == "[fact:fact:person/alex-smith:AGE]\nalex-smith AGE 34"
+    assert claim.text == "Alex age 34", "the entity by its name now, never its key"
 
 
 async def test_the_gate_refuses_an_unstated_profile_and_explains_why(story: Story) -> None:
@@ -190,10 +190,12 @@ async def test_expected_revision_must_match_the_keys_head(story: Story) -> None:
     claim = await story.remember(
         later, key="pref:ui:theme", value={"value": "light"}, expected_revision=1
     )
-    assert claim.revision == 3, "revision 2 restates 'dark' for the time before"
+    assert claim.revision == 2, "a new told fact; 'dark' stands beside it for the time before"
 
 
-async def test_overwrite_keeps_the_old_value_for_the_time_before(story: Story) -> None:
+async def test_a_new_value_is_shown_from_its_start_and_the_old_one_before_it(
+    story: Story,
+) -> None:
     dark = await story.say("I like dark mode", at=day(0))
     await story.remember(dark, key="pref:ui:theme", value={"value": "dark"})
     light = await story.say("now I like light mode", at=day(30))
@@ -207,17 +209,15 @@ async def test_overwrite_keeps_the_old_value_for_the_time_before(story: Story) -
     assert [c.value for c in await claims_by_key(story.graph, now, "pref:ui:theme")] == [
         {"value": "light"}
     ]
+    [shown_then] = await claims_by_key(story.graph, then, "pref:ui:theme")
+    assert (shown_then.valid_from, shown_then.valid_to) == (day(0), day(30)), "held until light"
+    # Both told facts stand in history as told; neither ended the other.
     history = await claim_history(story.graph, now, "pref:ui:theme")
     assert [(h.revision, h.value["value"], h.status) for h in history] == [
-        (1, "dark", ClaimStatus.SUPERSEDED),
-        (2, "dark", ClaimStatus.ACTIVE),
-        (3, "light", ClaimStatus.ACTIVE),
+        (1, "dark", ClaimStatus.ACTIVE),
+        (2, "light", ClaimStatus.ACTIVE),
     ]
-    assert [(h.valid_from, h.valid_to) for h in history] == [
-        (day(0), None),
-        (day(0), day(30)),
-        (day(30), None),
-    ]
+    assert [(h.valid_from, h.valid_to) for h in history] == [(day(0), None), (day(30), None)]
 
 
 async def test_versioned_decisions_coexist(story: Story) -> None:
@@ -233,13 +233,39 @@ async def test_versioned_decisions_coexist(story: Story) -> None:
     ]
 
 
-async def test_restating_a_current_value_adds_evidence_not_a_revision(story: Story) -> None:
+async def test_restating_a_value_from_the_same_start_adds_evidence_not_a_revision(
+    story: Story,
+) -> None:
     once = await story.say("dark mode", at=day(0))
-    again = await story.say("really, dark mode", at=day(3))
+    again = await story.say("really, dark mode since then", at=day(3))
     first = await story.remember(once, key="pref:ui:theme", value={"value": "dark"})
-    second = await story.remember(again, key="pref:ui:theme", value={"value": "dark"})
+    second = await story.remember(
+        again, key="pref:ui:theme", value={"value": "dark"}, valid_from=day(0).isoformat()
+    )
     assert (second.id, second.revision) == (first.id, 1)
     assert [link.observation_id for link in second.evidence] == [once, again]
+
+
+async def test_another_end_from_the_same_start_replaces_the_told_fact(story: Story) -> None:
+    joined = await story.say("I joined Acme in 2020", at=day(0))
+    left = await story.say("I left Acme after a month", at=day(40))
+    first = await story.remember(joined, key="goal:engram:ship", value={"title": "ship"})
+    ended = await story.remember(
+        left,
+        key="goal:engram:ship",
+        value={"title": "ship"},
+        valid_from=day(0).isoformat(),
+        valid_to=day(30).isoformat(),
+    )
+    assert ended.revision == 2 and ended.valid_to == day(30)
+    history = await claim_history(story.graph, await story.view(), "goal:engram:ship")
+    assert [(h.id, h.status) for h in history] == [
+        (first.id, ClaimStatus.SUPERSEDED),
+        (ended.id, ClaimStatus.ACTIVE),
+    ]
+    assert (
+        await claims_by_key(story.graph, await story.view(as_of=day(35)), "goal:engram:ship") == []
+    )
 
 
 async def test_a_batch_is_all_or_nothing(story: Story) -> None:

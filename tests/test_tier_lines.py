@@ -57,10 +57,15 @@ async def test_a_lower_tier_starts_its_own_line_of_a_key_held_above_it(graph: Gr
     normal = await reads.claim_history(graph, await _view(story, Privacy.NORMAL), "pref:ui:font")
     assert [(c.revision, c.value) for c in normal] == [(1, {"value": "serif"})]
     secret = await reads.claims_by_key(graph, await _view(story, Privacy.SECRET), "pref:ui:font")
-    assert sorted((c.privacy, c.value["value"]) for c in secret) == [
-        (Privacy.NORMAL, "serif"),
-        (Privacy.SECRET, "courier"),
-    ], "each tier's line keeps its current row"
+    assert [(c.privacy, c.value["value"]) for c in secret] == [(Privacy.NORMAL, "serif")], (
+        "one value per view: the latest-starting told fact the reader may read"
+    )
+    history = await reads.claim_history(graph, await _view(story, Privacy.SECRET), "pref:ui:font")
+    assert [(c.privacy, c.revision, c.value["value"], c.status.value) for c in history] == [
+        (Privacy.SECRET, 1, "mono", "active"),
+        (Privacy.SECRET, 2, "courier", "active"),
+        (Privacy.NORMAL, 1, "serif", "active"),
+    ], "each tier's line keeps its told facts; none ended another"
 
 
 async def test_forgetting_an_entity_that_a_higher_tier_names_lifts_it_out_of_every_lower_view(

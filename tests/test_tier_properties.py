@@ -4,8 +4,8 @@ Hypothesis draws mixed-tier histories — remembers, corrections and forgets by 
 and a `secret` one who writes at `secret` — and runs each twice, in two spaces: once whole and
 once without the secret writer's steps. Every answer the normal writer gets, and everything a
 normal reader sees at the end (every key's history and the current claims), must be the same in
-both; and the current values must be the independent model's (a dict of the normal writer's own
-last values per key, minus what it forgot or retracted).
+both; and the current values must be the independent model's (per key, the normal writer's
+latest told value that it has not retracted or forgotten).
 """
 
 from __future__ import annotations
@@ -163,17 +163,18 @@ def _iso(at: datetime | None) -> str | None:
 
 
 def _model(steps: list[tuple[bool, str, str, str]]) -> dict[str, str]:
-    """The normal writer's current values: its own last remembered value per key, unless it
-    retracted or forgot that key since — nothing the secret writer did counts."""
-    current: dict[str, str] = {}
+    """The normal writer's current values: each remember tells a fact from its own time, so the
+    latest told one shows; a retraction or a forget removes the fact shown then (an earlier one
+    of the key shows again) — nothing the secret writer did counts."""
+    told: dict[str, list[str]] = {}
     for secret, kind, key, value in steps:
         if secret:
             continue
         if kind == "remember":
-            current[key] = value
-        else:
-            current.pop(key, None)
-    return current
+            told.setdefault(key, []).append(value)
+        elif told.get(key):
+            told[key].pop()
+    return {key: values[-1] for key, values in told.items() if values}
 
 
 @given(steps=st.lists(STEP, min_size=1, max_size=8))

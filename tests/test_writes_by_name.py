@@ -44,12 +44,16 @@ ACME = {"name": "Acme Corp", "kind": "org"}
 
 
 async def entity_keys(memory: Memory) -> list[str]:
-    rows = await memory.graph.read("MATCH (e:Entity) RETURN e.key AS key ORDER BY key")
+    rows = await memory.graph.read(
+        "MATCH (e:Entity) WHERE e.erasedAt IS NULL RETURN e.key AS key ORDER BY key"
+    )
     return [row["key"] for row in rows]
 
 
 async def observation_texts(memory: Memory) -> list[str]:
-    rows = await memory.graph.read("MATCH (o:Observation) RETURN o.content AS text ORDER BY text")
+    rows = await memory.graph.read(
+        "MATCH (o:Observation) WHERE o.erasedAt IS NULL RETURN o.content AS text ORDER BY text"
+    )
     return [row["text"] for row in rows]
 
 
@@ -312,7 +316,11 @@ async def test_correct_by_a_key_with_several_current_revisions_asks_for_the_id(
 
 
 async def test_forget_takes_a_claim_key_or_an_entity_name(memory: Memory) -> None:
-    await memory.remember(AGENT, "alice", [fact(ALICE, "WORKS_AT", ACME)])
+    bob = {"name": "Bob", "kind": "person"}
+    bobs = [{"text": "Bob: I work at Acme Corp too", "observed_at": day(11)}]
+    await memory.remember(
+        AGENT, "alice", [fact(ALICE, "WORKS_AT", ACME), fact(bob, "WORKS_AT", ACME, evidence=bobs)]
+    )
     receipt = await memory.forget(
         AGENT,
         "alice",
@@ -321,7 +329,15 @@ async def test_forget_takes_a_claim_key_or_an_entity_name(memory: Memory) -> Non
             "reason": "asked",
         },
     )
-    assert receipt.erased["claims"] == 1
+    # Alice and her message existed only because of the fact; Acme Corp is still named by Bob's.
+    assert receipt.erased == {
+        "claims": 1,
+        "observations": 1,
+        "episodes": 0,
+        "artifacts": 0,
+        "entities": 1,
+    }
+    assert await entity_keys(memory) == ["entity:org:acme-corp", "entity:person:bob"]
     receipt = await memory.forget(
         AGENT,
         "alice",
@@ -330,7 +346,9 @@ async def test_forget_takes_a_claim_key_or_an_entity_name(memory: Memory) -> Non
             "reason": "asked",
         },
     )
-    assert (receipt.erased["entities"], receipt.erased["claims"]) == (1, 1)
+    # Acme Corp with its name and Bob's fact; Bob, named by nothing else now, goes too.
+    assert (receipt.erased["entities"], receipt.erased["claims"]) == (2, 2)
+    assert await observation_texts(memory) == []
     with pytest.raises(NotFound):
         await memory.forget(
             AGENT,
@@ -351,7 +369,9 @@ async def test_a_name_too_long_for_a_key_cannot_create_an_entity(memory: Memory)
     assert await entity_keys(memory) == []
 
 
-async def test_a_name_in_a_read_is_the_name_current_in_the_view(memory: Memory) -> None:
+async def test_a_name_in_a_read_is_the_one_borne_in_the_view_else_one_ever_borne(
+    memory: Memory,
+) -> None:
     await memory.remember(AGENT, "alice", [fact(ALICE, "WORKS_AT", ACME)])
     renamed = [{"text": "Acme Corp is now Acme Global", "observed_at": day(40)}]
     await memory.remember(
@@ -363,7 +383,8 @@ async def test_a_name_in_a_read_is_the_name_current_in_the_view(memory: Memory) 
     now = await memory.view(AGENT, "alice")
     assert (await memory.find_entity(before, {"name": "acme  CORP"})).key == "entity:org:acme-corp"
     assert (await memory.find_entity(now, {"name": "Acme Global"})).key == "entity:org:acme-corp"
-    with pytest.raises(NotFound):
-        await memory.find_entity(now, {"name": "Acme Corp"})
+    # A name borne at another time still finds the entity when nothing bears it in the view.
+    assert (await memory.find_entity(now, {"name": "Acme Corp"})).name == "Acme Global"
+    assert (await memory.find_entity(before, {"name": "Acme Global"})).name == "Acme Corp"
     with pytest.raises(NotFound):
         await memory.find_entity(before, {"name": "Acme Corp", "kind": "person"})

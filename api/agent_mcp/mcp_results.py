@@ -19,7 +19,14 @@ from datetime import UTC, datetime
 from typing import Any
 
 from graph.domain.model import Claim, Entity, EvidenceLink
-from graph.domain.read_records import ContextSnapshot, Explanation, Hit, Neighbourhood, Relation
+from graph.domain.read_records import (
+    Changes,
+    ContextSnapshot,
+    Explanation,
+    Hit,
+    Neighbourhood,
+    Relation,
+)
 from graph.domain.wording import supported_first
 from graph.memory import Memory, View
 
@@ -173,3 +180,25 @@ def explanation_json(found: Explanation) -> JsonObject:
     if found.reason:
         answer["reason"] = found.reason
     return answer
+
+
+async def changes_json(memory: Memory, view: View, found: Changes) -> JsonObject:
+    """The changes in time order: a claim as `claims_json` shows it (a correction with the
+    revision it replaced), a forgetting as its kind and counts only."""
+    claims = [c for change in found.changes for c in (change.claim, change.previous) if c]
+    described = await claims_json(memory, view, claims)
+    shown = {c.id: item for c, item in zip(claims, described, strict=True)}
+    changes: list[JsonObject] = []
+    for change in found.changes:
+        item: JsonObject = {"kind": change.kind.value, "at": instant(change.at)}
+        if change.claim is not None:
+            item["claim"] = shown[change.claim.id]
+        if change.previous is not None:
+            item["replaced"] = shown[change.previous.id]
+        if change.forgetting is not None:
+            item["forgotten"] = {
+                "selector": change.forgetting.selector_kind,
+                **change.forgetting.counts,
+            }
+        changes.append(item)
+    return {"changes": changes, "truncated": found.truncated}

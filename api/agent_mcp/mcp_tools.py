@@ -1,6 +1,6 @@
 """Engram's MCP tools: each a thin call into `graph.memory.Memory` as the caller's `Actor`.
 
-    remember  recall  context  related  explain_relation  history  correct  forget
+    remember  recall  context  related  explain_relation  history  changes  correct  forget
 
 and the resource `engram://{space}/context` (the context snapshot). Answers are compact JSON
 text (`mcp_results`); an Engram error is a tool error whose text starts with its stable code
@@ -16,7 +16,7 @@ from typing import Annotated
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError
 from mcp.types import CallToolResult
-from pydantic import Field
+from pydantic import AwareDatetime, Field
 
 from api.agent_mcp.mcp_arguments import AsOf, EntityArg, KnownAt, MemoryItemArg, Space
 from api.agent_mcp.mcp_calls import (
@@ -30,6 +30,7 @@ from api.agent_mcp.mcp_calls import (
 )
 from api.agent_mcp.mcp_changes import register_changes
 from api.agent_mcp.mcp_results import (
+    changes_json,
     claims_json,
     explanation_json,
     hits_json,
@@ -38,7 +39,7 @@ from api.agent_mcp.mcp_results import (
 )
 from graph.domain.errors import EngramError
 from graph.domain.model import MemoryType, Role
-from graph.domain.read_records import Direction
+from graph.domain.read_records import Axis, Direction
 from graph.memory import Memory, View
 
 
@@ -198,6 +199,38 @@ def register_tools(server: MCPServer, caller: Caller) -> None:
         async def work() -> object:
             memory, view = await reading(ctx, space, None, known_at)
             return await claims_json(memory, view, await memory.claim_history(view, key))
+
+        return await answer(work())
+
+    @server.tool(structured_output=False)
+    async def changes(
+        ctx: Context,
+        space: Space,
+        from_: Annotated[
+            AwareDatetime,
+            Field(alias="from", description="Where to start (ISO-8601 with offset), inclusive."),
+        ],
+        to: Annotated[AwareDatetime, Field(description="Where to stop, exclusive.")],
+        axis: Annotated[
+            Axis,
+            Field(
+                description="VALID: what began or ended being so in the world then (as known "
+                "at known_at); RECORDED: what Engram learned, corrected or forgot then."
+            ),
+        ] = Axis.RECORDED,
+        about: Annotated[EntityArg | None, Field(description="Only changes about this.")] = None,
+        first: Annotated[int, Field(ge=1, le=500, description="Changes at most.")] = 100,
+        known_at: KnownAt = None,
+    ) -> CallToolResult:
+        """What changed between two instants: each change's kind (BEGAN, ENDED, CORRECTED,
+        FORGOTTEN), when, and the claim (with the revision a correction replaced); a
+        forgetting shows only its kind, when and how many things went."""
+
+        async def work() -> object:
+            memory, view = await reading(ctx, space, None, known_at)
+            subject = about.ref("about") if about is not None else None
+            found = await memory.changes(view, from_, to, axis=axis, about=subject, first=first)
+            return await changes_json(memory, view, found)
 
         return await answer(work())
 

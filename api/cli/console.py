@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from datetime import datetime
+from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Annotated, TypeVar
 
@@ -40,21 +40,32 @@ class Tier(StrEnum):
 
 
 AsOf = Annotated[
-    str | None, typer.Option(help="Valid-time instant (ISO-8601 with offset); default now.")
+    str | None,
+    typer.Option(
+        help="Valid-time instant (ISO-8601, or YYYY-MM-DD / YYYY-MM in UTC); default now."
+    ),
 ]
 KnownAt = Annotated[
-    str | None, typer.Option(help="Recorded-time instant (ISO-8601 with offset); default now.")
+    str | None,
+    typer.Option(
+        help="Recorded-time instant (ISO-8601, or YYYY-MM-DD / YYYY-MM in UTC); default now."
+    ),
 ]
 ReadTier = Annotated[Tier, typer.Option(help="Read as a reader at this privacy tier.")]
 
 
 def instant(text: str | None, option: str) -> datetime | None:
+    """An ISO-8601 instant; a bare `YYYY-MM-DD` or `YYYY-MM`, or one without an offset, is
+    taken in UTC (a date or a month: its first instant)."""
     if text is None:
         return None
     try:
-        return datetime.fromisoformat(text)
+        parsed = datetime.fromisoformat(f"{text}-01" if len(text) == 7 else text)
     except ValueError:
-        raise typer.BadParameter(f"not an ISO-8601 instant: {text!r}", param_hint=option) from None
+        raise typer.BadParameter(
+            f"not an ISO-8601 instant or date: {text!r}", param_hint=option
+        ) from None
+    return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC)
 
 
 async def reader_view(

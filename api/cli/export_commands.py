@@ -1,8 +1,10 @@
-"""The `engram` commands a person reads: `export` (a space's memory to take away) and `explain`
-(why two entities are connected, as a tree with the evidence of every hop).
+"""The `engram` commands a person reads: `export` (a space's memory to take away), `explain`
+(why two entities are connected, as a tree with the evidence of every hop) and `changes` (what
+changed between two instants, in valid or recorded time).
 
     engram export --space alice --format markdown --out alice.md
     engram explain alice "Acme Global" --space alice --as-of 2022-06-01T00:00:00Z
+    engram changes --space alice --from 2023-01-01 --to 2024-01-01 --axis valid --about Mara
 
 Plain functions; `api.cli.main` registers them under the names in `COMMANDS`. Both read as an
 operator at `--tier` (default secret: everything the space holds).
@@ -17,10 +19,19 @@ from typing import Annotated
 
 import typer
 
-from api.cli.console import AsOf, KnownAt, ReadTier, Tier, out, reader_view, with_memory
+from api.cli.console import (
+    AsOf,
+    KnownAt,
+    ReadTier,
+    Tier,
+    instant,
+    out,
+    reader_view,
+    with_memory,
+)
 from graph.domain.model import Entity, EvidenceKind
-from graph.domain.read_records import Explanation, Step
-from graph.domain.wording import quote, supported_first, when
+from graph.domain.read_records import Axis, Change, Changes, Explanation, Step
+from graph.domain.wording import interval, quote, supported_first, when
 from graph.memory import ExportFormat, Memory, View
 
 
@@ -139,7 +150,70 @@ def explain_command(
         raise typer.Exit(1)
 
 
+def _change_line(change: Change) -> str:
+    at = when(change.at)
+    if change.forgetting is not None:
+        counts = ", ".join(f"{n} {what}" for what, n in sorted(change.forgetting.counts.items()))
+        return (
+            f"{at}  FORGOTTEN  a {change.forgetting.selector_kind} selector: {counts or 'nothing'}"
+        )
+    assert change.claim is not None
+    claim = change.claim
+    line = f"{at}  {change.kind.value:<9}  {claim.text}{interval(claim)}"
+    line += f"  ({claim.key}, revision {claim.revision}, {claim.status})"
+    if change.previous is not None:
+        line += (
+            f"\n{' ' * len(at)}  {'replaced':<9}  {change.previous.text}{interval(change.previous)}"
+        )
+    return line
+
+
+def changes_command(
+    from_: Annotated[str, typer.Option("--from", help="Start, inclusive (ISO-8601 or date).")],
+    to: Annotated[str, typer.Option("--to", help="End, exclusive (ISO-8601 or date).")],
+    space: Annotated[
+        str | None, typer.Option(help="The memory space (default: the only one).")
+    ] = None,
+    axis: Annotated[
+        Axis,
+        typer.Option(
+            case_sensitive=False,
+            help="VALID: what began or ended being so in the world; RECORDED: what was "
+            "learned, corrected or forgotten.",
+        ),
+    ] = Axis.RECORDED,
+    about: Annotated[
+        str | None, typer.Option(help="Only changes about this entity (key or name).")
+    ] = None,
+    known_at: KnownAt = None,
+    first: Annotated[int, typer.Option(min=1, max=500, help="At most this many.")] = 100,
+    tier: ReadTier = Tier.SECRET,
+) -> None:
+    """What changed between two instants, in valid time or recorded time, oldest first."""
+    start, end = instant(from_, "--from"), instant(to, "--to")
+    assert start is not None and end is not None
+
+    async def work(memory: Memory) -> tuple[View, Changes]:
+        view = await reader_view(memory, space, None, known_at, tier)
+        subject = None if about is None else _ref(about)
+        return view, await memory.changes(view, start, end, axis=axis, about=subject, first=first)
+
+    view, found = with_memory(work)
+    axis_words = "valid time" if axis is Axis.VALID else "recorded time"
+    count = len(found.changes)
+    header = f"{count} change{'s' if count != 1 else ''} in {view.space}, {when(start)} – "
+    header += f"{when(end)} ({axis_words}, known at {when(view.known_at) if known_at else 'now'})"
+    if found.truncated:
+        header += f"; the first {first} shown"
+    out.print("\n".join([header, *(_change_line(c) for c in found.changes)]), markup=False)
+
+
+def _ref(text: str) -> dict[str, str]:
+    return {"key": text} if text.startswith("entity:") else {"name": text}
+
+
 COMMANDS: dict[str, Callable[..., None]] = {
     "export": export_command,
     "explain": explain_command,
+    "changes": changes_command,
 }

@@ -8,7 +8,7 @@
     engram mcp [--api-key KEY]   # MCP over stdio (api.cli.mcp_command)
 
 The data commands (import, embed, backup, restore, retention) live in `api.cli.data_commands`, the
-reading ones (export, explain) in `api.cli.export_commands`, `search` and `forget` in
+reading ones (export, explain, changes) in `api.cli.export_commands`, `search` and `forget` in
 `api.cli.memory_commands`, the administrative ones (neo4j, spaces, keys) in
 `api.cli.admin_commands`. Setup failures (Neo4j
 unreachable, wrong password, edited migration) print one clear message and exit with status 1.

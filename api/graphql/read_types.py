@@ -9,12 +9,14 @@ from typing import Annotated
 import strawberry
 
 from api.graphql.types import (
+    ChangeKind,
     Claim,
     EngramInfo,
     Entity,
     Episode,
     Evidence,
     RevisionState,
+    SelectorKind,
     entity_in_view,
     from_record,
 )
@@ -152,3 +154,51 @@ class ContextSnapshot:
 class Timeline:
     claims: list[Claim]
     episodes: list[Episode]
+
+
+@strawberry.type(description="What a forgetting's tombstone tells: never a subject or content.")
+class Forgetting:
+    selector_kind: SelectorKind
+    claims: int
+    observations: int
+    episodes: int
+    artifacts: int
+    entities: int
+
+
+@strawberry.type(
+    description="One change: a told fact BEGAN or ENDED being what the view shows (valid "
+    "time), or BEGAN to be believed, was CORRECTED (with the revision it replaced) or "
+    "FORGOTTEN (recorded time)."
+)
+class Change:
+    kind: ChangeKind
+    at: datetime
+    claim: Claim | None
+    previous: Claim | None = strawberry.field(description="What a CORRECTED claim replaced.")
+    forgotten: Forgetting | None = strawberry.field(description="What a FORGOTTEN one erased.")
+
+    @staticmethod
+    def of(change: answers.Change, view: View) -> Change:
+        forgetting = change.forgetting
+        return Change(
+            kind=change.kind,
+            at=change.at,
+            claim=Claim.of(change.claim, view) if change.claim else None,
+            previous=Claim.of(change.previous, view) if change.previous else None,
+            forgotten=None
+            if forgetting is None
+            else Forgetting(
+                selector_kind=SelectorKind(forgetting.selector_kind),
+                **{
+                    what: forgetting.counts.get(what, 0)
+                    for what in ("claims", "observations", "episodes", "artifacts", "entities")
+                },
+            ),
+        )
+
+
+@strawberry.type
+class Changes:
+    changes: list[Change]
+    truncated: bool = strawberry.field(description="True when `first` cut the answer.")

@@ -8,17 +8,22 @@ refused while the request's variables are coerced, with graphql-core's usual wor
     Variable '$asOf' has invalid value: Value cannot represent a DateTime:
     "9999-12-31T23:00:00-05:00". The instant is outside years 1–9999 in UTC.
 
-Values without an offset pass, as before: each resolver refuses them with a `VALIDATION` error
-naming the argument.
+A bare date (`2024-03-01`) or month (`2024-03`) means its first instant, UTC (ENGRAM.md §5).
+A date and time without an offset passes, as before: each resolver refuses it with a
+`VALIDATION` error naming the argument.
 """
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime
 
 import strawberry
 from strawberry.exceptions import StrawberryInputCoercionError
 from strawberry.types.scalar import ScalarDefinition
+
+_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+_MONTH = re.compile(r"\d{4}-\d{2}")
 
 
 def _parse_instant(value: object) -> datetime:
@@ -26,8 +31,12 @@ def _parse_instant(value: object) -> datetime:
         raise StrawberryInputCoercionError(
             f'Value cannot represent a DateTime: "{value}". Expected a string.'
         )
+    if _MONTH.fullmatch(value):
+        value += "-01"
     try:
         instant = datetime.fromisoformat(value)
+        if _DATE.fullmatch(value):
+            instant = instant.replace(tzinfo=UTC)  # a date means its first instant, UTC
         if instant.utcoffset() is not None:
             instant.astimezone(UTC)
     except OverflowError:
@@ -49,7 +58,8 @@ def _serialize(value: datetime) -> str:
 DATETIME: ScalarDefinition = strawberry.scalar(
     name="DateTime",
     description=(
-        "An instant: ISO-8601 date and time with a UTC offset, within years 1–9999 in UTC."
+        "An instant: ISO-8601 date and time with a UTC offset, within years 1–9999 in UTC; a "
+        "bare YYYY-MM-DD or YYYY-MM means its first instant, UTC."
     ),
     serialize=_serialize,
     parse_value=_parse_instant,

@@ -35,6 +35,8 @@ from api.graphql.loaders import entity_loader
 from api.graphql.mutations import Mutation
 from api.graphql.payloads import PredicateRule
 from api.graphql.read_types import (
+    Change,
+    Changes,
     ContextSnapshot,
     Explanation,
     Related,
@@ -45,6 +47,7 @@ from api.graphql.read_types import (
 )
 from api.graphql.scalars import DATETIME
 from api.graphql.types import (
+    Axis,
     Claim,
     ClaimConnection,
     Direction,
@@ -320,6 +323,35 @@ class Query:
                 about=command_data(about) if about is not None else None,
             )
             return ContextSnapshot.of(snap)
+
+        return await _query(work)
+
+    @strawberry.field(
+        description="What began, ended, was corrected or forgotten in [from, to): on the VALID "
+        "axis, where a fact began or ended being what a view shows, as known at knownAt; on "
+        "the RECORDED axis, what was learned or corrected then, and forgettings as tombstones "
+        "(kind, when, how many; not with `about`)."
+    )
+    async def changes(
+        self,
+        info: EngramInfo,
+        space: str,
+        from_: Annotated[datetime, strawberry.argument(name="from")],
+        to: datetime,
+        axis: Axis = Axis.RECORDED,
+        about: EntityRefInput | None = None,
+        known_at: datetime | None = None,
+        first: int = 100,
+    ) -> Changes:
+        async def work() -> Changes:
+            view = await info.context.view(space, None, known_at)
+            subject = command_data(about) if about is not None else None
+            found = await info.context.memory.changes(
+                view, from_, to, axis=axis, about=subject, first=first
+            )
+            return Changes(
+                changes=[Change.of(c, view) for c in found.changes], truncated=found.truncated
+            )
 
         return await _query(work)
 

@@ -20,6 +20,8 @@ from api.graphql.loaders import entity_loader, evidence_loader
 from api.graphql.request_context import EngramContext
 from graph.domain import model
 from graph.domain.cardinality import Cardinality as Cardinality
+from graph.domain.read_records import Axis as DomainAxis
+from graph.domain.read_records import ChangeKind as DomainChangeKind
 from graph.domain.read_records import Direction as DomainDirection
 from graph.domain.read_records import RevisionState as DomainRevisionState
 from graph.memory import Space as DomainSpace
@@ -60,6 +62,8 @@ for _enum in (
     model.SelectorKind,
     Cardinality,
     DomainRevisionState,
+    DomainAxis,
+    DomainChangeKind,
 ):
     strawberry.enum(_enum)
 
@@ -77,6 +81,8 @@ CorrectionKind = model.CorrectionKind
 Direction = DomainDirection
 SelectorKind = model.SelectorKind
 RevisionState = DomainRevisionState
+Axis = DomainAxis
+ChangeKind = DomainChangeKind
 
 
 @strawberry.enum(description="Privacy tiers, ordered; a key cleared for a tier reads the lower.")

@@ -41,7 +41,10 @@ CALL (e) {
   WHERE c.type = 'entity' AND c.supersededAt IS NULL AND c.erasedAt IS NULL
     AND c.status IN ['active', 'disputed'] AND c.privacy <= e.privacy
     AND (c.validFrom IS NULL OR c.validFrom <= $now) AND (c.validTo IS NULL OR $now < c.validTo)
-  WITH c ORDER BY c.validFrom DESC, c.recordedAt DESC, c.revision DESC
+  // The told name shown now (graph.domain.timeline): the latest start (an open start is the
+  // earliest), then the later told.
+  WITH c ORDER BY c.validFrom IS NOT NULL DESC, c.validFrom DESC, c.recordedAt DESC,
+                  coalesce(c.toldSeq, 0) DESC
   RETURN head(collect(c.name)) AS name
 }
 SET e.name = coalesce(name, e.canonical)

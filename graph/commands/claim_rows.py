@@ -23,6 +23,7 @@ from graph.commands.writing import WriteContext, new_id
 from graph.domain import memory_types as mt
 from graph.domain.intervals import Interval
 from graph.domain.model import ClaimStatus, MemoryType, Privacy, canonical_json
+from graph.domain.timeline import told_rank
 from graph.domain.timeutil import to_native_or_none
 
 ASSERTING = frozenset({ClaimStatus.ACTIVE, ClaimStatus.DISPUTED})
@@ -53,7 +54,7 @@ class ClaimRow:
     valid_from: datetime | None = None
     valid_to: datetime | None = None
     text: str = ""
-    """What search ranks (names by the slugs of keys)."""
+    """The claim's words, with the names the write used: what people read and search ranks."""
     caption: str = ""
     """The one line a person sees in Browser."""
     name: str | None = None
@@ -61,6 +62,16 @@ class ClaimRow:
     `graph.commands.entity_names`)."""
     aliases: list[str] | None = None
     spoken_names: str | None = None
+    fact_id: str | None = None
+    """The told fact this row is a revision of: a `remember` tells a new fact; its corrections,
+    restatements and a later telling at the same `validFrom` are revisions of it (None: a row
+    written before told facts had ids — its fact is its whole key)."""
+    told_seq: int = 0
+    """Its place in the batch that told it: of two facts of a key told at once with the same
+    `validFrom`, the later item's is shown (`graph.domain.timeline`)."""
+    by_naming: bool = False
+    """An entity claim written only because a fact named a new entity: it does not keep the
+    message it cites alive when that fact is forgotten (ENGRAM.md §3)."""
     recorded_at: datetime | None = None
     """None for a row planned in this transaction (it is recorded at the transaction's time)."""
     superseded_at: datetime | None = None
@@ -94,6 +105,9 @@ class ClaimRow:
             name=props.get("name"),
             aliases=props.get("aliases"),
             spoken_names=props.get("spokenNames"),
+            fact_id=props.get("factId"),
+            told_seq=int(props.get("toldSeq") or 0),
+            by_naming=bool(props.get("byNaming")),
             recorded_at=to_native_or_none(props.get("recordedAt")),
             superseded_at=to_native_or_none(props.get("supersededAt")),
             archived_at=to_native_or_none(props.get("archivedAt")),
@@ -127,6 +141,9 @@ class ClaimRow:
             "name": self.name,
             "aliases": self.aliases,
             "spokenNames": self.spoken_names,
+            "factId": self.fact_id,
+            "toldSeq": self.told_seq,
+            "byNaming": self.by_naming or None,
             "supersededAt": self.superseded_at,
             "archivedAt": self.archived_at,
         }
@@ -134,6 +151,12 @@ class ClaimRow:
     def stored_props(self, recorded_at: datetime) -> dict[str, Any]:
         """The property map as a read finds it once written at `recorded_at`."""
         return {**self.props(), "recordedAt": recorded_at}
+
+    def told_rank(self, now: datetime) -> str:
+        """Its rank among the told facts of its key (`graph.domain.timeline.told_rank`); a row
+        planned in this transaction is recorded `now`."""
+        recorded = self.recorded_at or now
+        return told_rank(self.status in ASSERTING, self.valid_from, recorded, self.told_seq)
 
     def interval(self) -> Interval:
         """When the row says its value held (valid time)."""
@@ -166,6 +189,7 @@ class ClaimRow:
             "confidence": self.confidence,
             "validFrom": self.valid_from,
             "validTo": self.valid_to,
+            "toldSeq": self.told_seq,
             "supersededAt": self.superseded_at,
             "current": self.superseded_at is None,
         }
@@ -207,9 +231,9 @@ def claim_row(
     reason: str | None,
     status: ClaimStatus = ClaimStatus.ACTIVE,
 ) -> ClaimRow:
-    """A new claim row: its text (for search) and its caption (for people) name entities by
-    the slugs of their keys — the claim's own content, so forgetting an entity's name or
-    reading at a lower tier never finds a name in a caption."""
+    """A new claim row: its text is the claim's words with the names the write used
+    (`memory_types.claim_text`), what search ranks and people read; its caption is that text
+    cut to one line for Neo4j Browser."""
     value = content.value
     row = ClaimRow(
         id=new_id(),
@@ -238,16 +262,15 @@ def claim_row(
         row.name, row.aliases, row.spoken_names = name, aliases, mt.spoken_names([name, *aliases])
         also = f" (also: {', '.join(aliases)})" if aliases else ""
         attrs = mt.summarize((value or {}).get("attrs"))
-        summary = f"{name}{also}" + (f"; {attrs}" if attrs else "")
-        shown = summary
-    elif memory_type is MemoryType.FACT:
-        rendered = object_name if object_name is not None else mt.summarize(value)
-        summary = f"{subject_name} {content.predicate} {rendered}"
-        shown = summary
+        row.text = f"{name}{also}" + (f"; {attrs}" if attrs else "")
     else:
-        summary = mt.summarize(value)
-        shown = f"{key.split(':', 1)[1]}: {summary}"
-    predicate = content.predicate if memory_type is MemoryType.FACT else None
-    row.text = mt.retrieval_text(memory_type, key, summary, predicate=predicate)
-    row.caption = caption(memory_type, shown)
+        row.text = mt.claim_text(
+            memory_type,
+            key,
+            value,
+            subject=subject_name,
+            predicate=content.predicate,
+            obj=object_name,
+        )
+    row.caption = caption(memory_type, row.text)
     return row

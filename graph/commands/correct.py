@@ -297,7 +297,8 @@ async def _supersede(
                 field="object",
             )
         resolved = (await resolve_entities(ctx, [(change.object, "object")]))[change.object]
-        object_id, object_name = resolved.id, resolved.canonical
+        object_id = resolved.id
+        object_name = " ".join(change.object.name.split()) if change.object.name else resolved.name
     confidence = change.confidence if change.confidence is not None else old_row.confidence
     mt.check_gate(memory_type, confidence=confidence, authorities={e.authority for e in cited})
     old_interval = old_row.interval()
@@ -319,13 +320,12 @@ async def _supersede(
     for piece in pieces_kept(old_interval, interval, keep_tail=False):
         kept = plan.restate(ctx, old_row, state, piece)
         evidence_plan.copy_support(old_row, kept.id)
-    if mt.POLICIES[memory_type] is Policy.OVERWRITE:
-        # One value per time slice: the corrected interval replaces whatever else held then.
-        for other in [r for r in state.line(privacy) if r.interval().overlaps(interval)]:
+    if mt.POLICIES[memory_type] is Policy.OVERWRITE and interval.start != old_interval.start:
+        # Told facts stand side by side (the view chooses between them), but one tier line
+        # holds one told fact per `validFrom`: a correction moved onto another fact's start
+        # replaces it, as a new telling there would.
+        for other in [r for r in state.line(privacy) if r.valid_from == interval.start]:
             plan.supersede(ctx, other, state)
-            for piece in pieces_kept(other.interval(), interval, keep_tail=True):
-                kept = plan.restate(ctx, other, state, piece)
-                evidence_plan.copy_support(other, kept.id)
     names = await _names(ctx, old_row, object_id, object_name)
     row = claim_row(
         ctx,
@@ -342,6 +342,7 @@ async def _supersede(
         object_name=names[1],
         reason=change.reason,
     )
+    row.fact_id = old_row.fact_id or old_row.id
     plan.create(row, state, revises=old_row.id)
     validity_only = (
         old_row.status in (ClaimStatus.ACTIVE, ClaimStatus.DISPUTED)
@@ -364,10 +365,10 @@ async def _supersede(
     return row
 
 
-ENTITY_CANONICALS: LiteralString = """
+ENTITY_NAMES: LiteralString = """
 UNWIND $ids AS id
 MATCH (e:Entity {id: id})
-RETURN e.id AS id, e.canonical AS canonical
+RETURN e.id AS id, coalesce(e.name, e.canonical) AS name
 """
 
 
@@ -377,6 +378,6 @@ async def _names(
     ids = [i for i in (row.subject_id, object_id) if i]
     if not ids:
         return None, object_name
-    found = {r["id"]: r["canonical"] for r in await run(ctx.tx, ENTITY_CANONICALS, ids=ids)}
+    found = {r["id"]: r["name"] for r in await run(ctx.tx, ENTITY_NAMES, ids=ids)}
     subject = found.get(row.subject_id or "")
     return subject, object_name or (found.get(object_id) if object_id else None)

@@ -20,6 +20,7 @@ from graph.commands.writing import WriteContext
 from graph.domain import memory_types as mt
 from graph.domain.errors import AmbiguousSubject, NotFound
 from graph.domain.model import EntityKind
+from graph.reads.visibility import believed, holds
 from graph.store.db import run
 
 # Follows merges that hold now (recorded, not undone, valid now) to the surviving entity.
@@ -30,7 +31,8 @@ WHERE m.supersededAt IS NULL AND m.erasedAt IS NULL AND m.validFrom <= $now
   AND m.privacy <= $maxPrivacy AND survivor.privacy <= $maxPrivacy
 WITH ref, coalesce(survivor, e) AS target
 WHERE target.erasedAt IS NULL
-RETURN ref, target.id AS id, target.key AS key, target.canonical AS canonical
+RETURN ref, target.id AS id, target.key AS key, target.canonical AS canonical,
+       coalesce(target.name, target.canonical) AS name
 """
 
 ENTITIES_BY_ID: LiteralString = (
@@ -57,40 +59,52 @@ WITH e, key AS ref
     + _FOLLOW_MERGES
 )
 
-# A name or alias of an entity claim that is current and valid now (`ref.needle`, see
-# `graph.commands.entity_names`: a text index seek on `spokenNames`, not a scan of the space's
-# entity claims), of the kind asked for if one is (`ref.kind`). `toString`: the planner uses a text
-# index only for a value it knows is a string, and a map's value it does not.
-ENTITIES_BY_NAME: LiteralString = """
+# A name or alias an entity bears now (`ref.needle`, see `graph.commands.entity_names`: a text
+# index seek on `spokenNames`, not a scan of the space's entity claims), of the kind asked for if
+# one is (`ref.kind`); when no entity bears the name now, any entity that has borne it, at any
+# valid time, as known now (ENGRAM.md §2: "Acme Corp" still finds the entity renamed "Acme
+# Global"). The writer's view is now, at its tier (`$asOf` = `$knownAt` = `$now`). `toString`: the
+# planner uses a text index only for a value it knows is a string, and a map's value it does not.
+ENTITIES_BY_NAME: LiteralString = (
+    """
 UNWIND $names AS ref
 MATCH (c:Claim)
 USING TEXT INDEX c:Claim(spokenNames)
 WHERE c.spokenNames CONTAINS toString(ref.needle)
-  AND c.spaceId = $spaceId AND c.type = 'entity'
-  AND c.supersededAt IS NULL AND c.erasedAt IS NULL AND c.status IN ['active', 'disputed']
-  AND c.privacy <= $maxPrivacy
-  AND (c.validFrom IS NULL OR c.validFrom <= $now) AND (c.validTo IS NULL OR $now < c.validTo)
+  AND c.spaceId = $spaceId AND c.type = 'entity' AND c.status IN ['active', 'disputed']
+  AND """
+    + believed("c")
+    + """
   AND (ref.kind IS NULL OR c.key STARTS WITH 'entity:' + ref.kind + ':')
+WITH ref, c, CASE WHEN """
+    + holds("c")
+    + """ THEN 1 ELSE 0 END AS bearsNow
 MATCH (e:Entity {id: c.subjectId})
 WHERE e.erasedAt IS NULL AND e.privacy <= $maxPrivacy
-WITH DISTINCT ref, e
 OPTIONAL MATCH (e)-[m:MERGED_INTO]->(survivor:Entity)
 WHERE m.supersededAt IS NULL AND m.erasedAt IS NULL AND m.validFrom <= $now
   AND m.privacy <= $maxPrivacy AND survivor.privacy <= $maxPrivacy
-WITH DISTINCT ref, coalesce(survivor, e) AS target
+WITH ref, coalesce(survivor, e) AS target, max(bearsNow) AS bearsNow
 ORDER BY target.privacy, target.recordedAt
-WITH ref, target.key AS key, head(collect(target)) AS target
-RETURN ref.id AS ref, target.id AS id, key, target.canonical AS canonical
+WITH ref, target.key AS key, head(collect(target)) AS target, max(bearsNow) AS bearsNow
+WITH ref, collect({key: key, target: target, bearsNow: bearsNow}) AS found,
+     max(bearsNow) AS anyNow
+UNWIND found AS fits
+WITH ref, fits WHERE fits.bearsNow = anyNow
+RETURN ref.id AS ref, fits.target.id AS id, fits.key AS key, fits.target.canonical AS canonical,
+       coalesce(fits.target.name, fits.target.canonical) AS name
 """
+)
 
 ENTITIES_FOUND: LiteralString = (
     "CALL () {"
     + ENTITIES_BY_ID
-    + "} RETURN 'id' AS by, ref, id, key, canonical, null AS episode\nUNION ALL\nCALL () {"
+    + "} RETURN 'id' AS by, ref, id, key, canonical, name, null AS episode\nUNION ALL\nCALL () {"
     + ENTITIES_BY_KEY
-    + "} RETURN 'key' AS by, ref, id, key, canonical, null AS episode\nUNION ALL\nCALL () {"
+    + "} RETURN 'key' AS by, ref, id, key, canonical, name, null AS episode\nUNION ALL\n"
+    + "CALL () {"
     + ENTITIES_BY_NAME
-    + "} RETURN 'name' AS by, ref, id, key, canonical, null AS episode\n"
+    + "} RETURN 'name' AS by, ref, id, key, canonical, name, null AS episode\n"
 )
 """The three lookups in one round trip (`$ids`, `$entityKeys`, `$names`; an empty list finds
 nothing), each row saying which found it."""
@@ -100,7 +114,7 @@ ENTITIES_AND_SESSIONS_FOUND: LiteralString = (
     + "UNION ALL\nCALL () {"
     + SESSION_EPISODES
     + "} RETURN 'session' AS by, sessionKey AS ref, null AS id, null AS key, null AS canonical,"
-    + " episode\n"
+    + " null AS name, episode\n"
 )
 """`ENTITIES_FOUND` and the session episodes an evidence text may go to, in one round trip."""
 
@@ -147,6 +161,9 @@ class ResolvedEntity:
     id: str
     key: str
     canonical: str
+    name: str
+    """Its display name now (what a claim's text calls it when the write named it by key or
+    id)."""
 
 
 @dataclass(frozen=True)
@@ -221,6 +238,8 @@ async def find_entities_and_sessions(
             ENTITIES_AND_SESSIONS_FOUND if session_keys else ENTITIES_FOUND,
             spaceId=ctx.space_id,
             now=ctx.now,
+            asOf=ctx.now,
+            knownAt=ctx.now,
             maxPrivacy=int(ctx.max_privacy),
             ids=lookup.ids,
             entityKeys=lookup.keys,
@@ -250,7 +269,7 @@ def only_candidate(
             field=field,
         )
     row = next(iter(rows.values()))
-    return ResolvedEntity(row["id"], row["key"], row["canonical"])
+    return ResolvedEntity(row["id"], row["key"], row["canonical"], row["name"])
 
 
 async def resolve_entities(

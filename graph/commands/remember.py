@@ -38,6 +38,7 @@ from graph.commands.revisions import (
     WritePlan,
     load_key_states,
 )
+from graph.commands.telling import Telling
 from graph.commands.write_batch import write_all
 from graph.commands.writing import WriteContext, run_command
 from graph.domain import memory_types as mt
@@ -275,6 +276,7 @@ async def _remember_in(
                 plan,
                 evidence_plan,
                 in_batch,
+                Telling(seq=position, by_naming=created),
             )
         except EngramError as failure:
             raise _at(failure, path(index, "")) from None

@@ -8,17 +8,18 @@ from __future__ import annotations
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from graph.commands.claim_rows import ClaimContent, claim_row
+from graph.commands.claim_rows import ClaimContent, ClaimRow, claim_row
 from graph.commands.entity_refs import EntityRef, ResolvedEntity
 from graph.commands.evidence import EvidencePlan, EvidenceRef, ResolvedEvidence
 from graph.commands.predicate_rules import PredicateRules
 from graph.commands.remember_refs import BatchEntities, fact_key
 from graph.commands.revisions import KeyState, WritePlan, load_claims
+from graph.commands.telling import Corroborates, Telling, told_at_same_start
 from graph.commands.writing import WriteContext
 from graph.domain import memory_types as mt
 from graph.domain.errors import Conflict, RevisionConflict
-from graph.domain.intervals import Interval, pieces_kept
-from graph.domain.model import Claim, ClaimStatus, EvidenceKind, MemoryType, Policy, Privacy
+from graph.domain.intervals import Interval
+from graph.domain.model import Claim, EvidenceKind, MemoryType, Policy, Privacy
 from graph.store.rows import claim_record
 
 if TYPE_CHECKING:
@@ -36,16 +37,22 @@ def batch_entities(
     """Every reference's entity, those the batch creates given their ids now (each at the
     tier of the first entity claim of its key in the batch)."""
     tiers: dict[str, Privacy] = {}
+    names: dict[str, str] = {}
     for position, (_, item, memory_type, _) in enumerate(work):
         if memory_type is MemoryType.ENTITY:
             tiers.setdefault(keys[position], item.privacy)
+            value = item.value if isinstance(item.value, dict) else {}
+            name = value.get("name")
+            if isinstance(name, str):
+                names.setdefault(keys[position], name)
     resolved: dict[EntityRef, ResolvedEntity] = {}
     for ref, found in batch.found.items():
         if isinstance(found, ResolvedEntity):
             resolved[ref] = found
         else:
             entity_id = plan.entity_for(ctx, found, states[found], tiers[found])
-            resolved[ref] = ResolvedEntity(entity_id, found, found.split(":", 2)[2])
+            canonical = found.split(":", 2)[2]
+            resolved[ref] = ResolvedEntity(entity_id, found, canonical, names.get(found, canonical))
     return resolved
 
 
@@ -60,6 +67,7 @@ def checked_item(
     plan: WritePlan,
     evidence_plan: EvidencePlan,
     in_batch: dict[str, tuple[RememberInput, str]],
+    told: Telling,
 ) -> str:
     """Plan one item after the checks that need the batch: its idempotency key, the gate and
     `expectedRevision`; answers its claim id."""
@@ -80,7 +88,9 @@ def checked_item(
             f"{key} is at revision {head}, not {item.expected_revision}",
             field="expectedRevision",
         )
-    return _plan_item(ctx, item, memory_type, key, state, entities, cited, plan, evidence_plan)
+    return _plan_item(
+        ctx, item, memory_type, key, state, entities, cited, plan, evidence_plan, told
+    )
 
 
 def cite_key(ref: EvidenceRef, item: RememberInput) -> Any:
@@ -109,7 +119,7 @@ async def results_of(
     unwritten = [i for i in result_ids if i not in written]
     loaded = await load_claims(ctx, unwritten) if unwritten else {}
     return [
-        claim_record(written[i].stored_props(ctx.now), links.get(i, []))
+        claim_record(written[i].stored_props(ctx.now), links.get(i, []), known_at=None)
         if i in written
         else loaded[i]
         for i in result_ids
@@ -146,8 +156,15 @@ def _plan_item(
     cited: list[ResolvedEvidence],
     plan: WritePlan,
     evidence_plan: EvidencePlan,
+    told: Telling,
 ) -> str:
-    valid_from: datetime | None = item.valid_from or min(e.observed_at for e in cited)
+    # An entity is timeless unless told (ENGRAM.md §2): the name it is created with holds from
+    # the open beginning of valid time when the write gives no `validFrom`. Any other claim — a
+    # later name of an entity too ("Acme Corp is now Acme Global") — holds from its evidence's
+    # observation time unless told.
+    valid_from: datetime | None = item.valid_from
+    if valid_from is None and (memory_type is not MemoryType.ENTITY or state.current):
+        valid_from = min(e.observed_at for e in cited)
     interval = Interval(valid_from, item.valid_to)
     subject = entities[item.subject] if item.subject is not None else None
     obj = entities[item.object] if item.object is not None else None
@@ -161,26 +178,20 @@ def _plan_item(
 
     # A key's rows at each tier are a line of their own: a write changes only its own tier's
     # line, so no reader below a tier ever sees its rows ended by a write it cannot see.
-    line = state.line(item.privacy)
+    replaced: list[ClaimRow] = []
     if policy is Policy.OVERWRITE:
-        same = [
-            row
-            for row in line
-            if content.matches(row)
-            and row.status is not ClaimStatus.RETRACTED
-            and row.interval().covers(interval)
-        ]
-        if same:
-            # Re-stating what a current row holds: corroborate it, no new revision.
-            row = same[0]
+        # Told facts of a one-value key stand side by side and a view shows, at each instant,
+        # the latest-starting one (graph.domain.timeline), so a new fact ends none of them —
+        # except the fact told before at the same `validFrom`, which it corroborates (the same
+        # value and end) or replaces (another value or end: "left Acme in 2022").
+        decision = told_at_same_start(state.line(item.privacy), content, interval)
+        if isinstance(decision, Corroborates):
             for resolved in cited:
-                evidence_plan.link(row, EvidenceKind.SUPPORTED_BY, resolved)
-            return row.id
-        for old in [r for r in line if r.interval().overlaps(interval)]:
+                evidence_plan.link(decision.row, EvidenceKind.SUPPORTED_BY, resolved)
+            return decision.row.id
+        replaced = decision.rows
+        for old in replaced:
             plan.supersede(ctx, old, state)
-            for piece in pieces_kept(old.interval(), interval, keep_tail=True):
-                kept = plan.restate(ctx, old, state, piece)
-                evidence_plan.copy_support(old, kept.id)
 
     first_revision = state.head_at(item.privacy) == 0
     row = claim_row(
@@ -194,11 +205,25 @@ def _plan_item(
         privacy=item.privacy,
         pinned=item.pinned,
         interval=interval,
-        subject_name=subject.canonical if subject else None,
-        object_name=obj.canonical if obj else None,
+        subject_name=_name_used(item.subject, subject),
+        object_name=_name_used(item.object, obj),
         reason=None if first_revision else f"{policy} policy: remembered again",
     )
-    plan.create(row, state, revises=state.latest_current_id(item.privacy))
+    row.fact_id = replaced[0].fact_id or replaced[0].id if replaced else row.id
+    row.told_seq = told.seq
+    row.by_naming = told.by_naming
+    if policy is Policy.OVERWRITE:
+        revises = replaced[0].id if replaced else None
+    else:
+        revises = state.latest_current_id(item.privacy)
+    plan.create(row, state, revises=revises)
     for resolved in cited:
         evidence_plan.link(row, EvidenceKind.SUPPORTED_BY, resolved)
     return row.id
+
+
+def _name_used(ref: EntityRef | None, entity: ResolvedEntity | None) -> str | None:
+    """What a claim's text calls an entity: the name the write gave, else its name now."""
+    if ref is None or entity is None:
+        return None
+    return " ".join(ref.name.split()) if ref.name is not None else entity.name

@@ -102,33 +102,37 @@ def plan_entities(
             )
         if rows:
             batch.found[ref] = only_candidate(ctx, ref, rows, path(index, role))
-        elif in_batch:
+            continue
+        words = tuple(mt.name_words(ref.name or ""))
+        if in_batch and (derived not in in_batch or derived in spoken.get(words, set())):
             batch.found[ref] = in_batch.pop()
-        elif derived is not None and ref.name is not None:
-            created = RememberInput(
-                type=MemoryType.ENTITY,
-                key=derived,
-                value={"name": " ".join(ref.name.split())},
-                evidence=item.evidence,
-                confidence=item.confidence,
-                importance=item.importance,
-                privacy=item.privacy,
-                valid_from=item.valid_from,
-            )
-            try:
-                validate(created)
-            except EngramError as failure:
-                raise ValidationFailed(
-                    f"{ref.describe()} cannot name a new entity: {failure.message}",
-                    field=path(index, f"{role}.name"),
-                ) from None
-            batch.created.setdefault(index, []).append(created)
-            written[derived] = created
-            for words in _names_of(created):
-                spoken.setdefault(words, set()).add(derived)
-            batch.found[ref] = derived
-        else:
+            continue
+        if derived is None or ref.name is None:
             only_candidate(ctx, ref, rows, path(index, role))  # raises NOT_FOUND
+            continue
+        # A new entity, or one this batch names otherwise (a rename told with it): the name the
+        # write used names it from the open beginning of valid time.
+        created = RememberInput(
+            type=MemoryType.ENTITY,
+            key=derived,
+            value={"name": " ".join(ref.name.split())},
+            evidence=item.evidence,
+            confidence=item.confidence,
+            importance=item.importance,
+            privacy=item.privacy,
+        )
+        try:
+            validate(created)
+        except EngramError as failure:
+            raise ValidationFailed(
+                f"{ref.describe()} cannot name a new entity: {failure.message}",
+                field=path(index, f"{role}.name"),
+            ) from None
+        batch.created.setdefault(index, []).append(created)
+        written.setdefault(derived, created)
+        for spoken_words in _names_of(created):
+            spoken.setdefault(spoken_words, set()).add(derived)
+        batch.found[ref] = derived
     return batch
 
 

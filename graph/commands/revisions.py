@@ -8,16 +8,18 @@ asserts a real, typed relationship between the two entities carrying the row's i
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any, LiteralString
 
 from graph.commands.captions import kind_label
-from graph.commands.claim_rows import ClaimRow
+from graph.commands.claim_rows import ASSERTING, ClaimRow
 from graph.commands.write_batch import Writes, write_all
 from graph.commands.writing import WriteContext, new_id
 from graph.domain import memory_types as mt
 from graph.domain.errors import Forgotten, NotFound, ValidationFailed
 from graph.domain.intervals import Interval
-from graph.domain.model import Claim, ClaimStatus, MemoryType, Privacy
+from graph.domain.model import Claim, ClaimStatus, MemoryType, Policy, Privacy
+from graph.domain.timeline import Told, shown
 from graph.store.db import run
 from graph.store.rows import EVIDENCE_PROJECTION, claim_record
 
@@ -134,7 +136,10 @@ async def load_claims(ctx: WriteContext, ids: list[str]) -> dict[str, Claim]:
     for row in rows:
         if row["claim"].get("erasedAt") is not None:
             raise Forgotten(f"claim {row['claim']['id']} was forgotten", field="idempotencyKey")
-    return {row["claim"]["id"]: claim_record(row["claim"], row["evidence"]) for row in rows}
+    return {
+        row["claim"]["id"]: claim_record(row["claim"], row["evidence"], known_at=None)
+        for row in rows
+    }
 
 
 async def current_of_key(ctx: WriteContext, key: str) -> str:
@@ -148,6 +153,12 @@ async def current_of_key(ctx: WriteContext, key: str) -> str:
         raise NotFound(
             f"no current claim with key {key!r} in space {ctx.space!r}", field="claimKey"
         )
+    if mt.POLICIES[current[0].type] is Policy.OVERWRITE and len(current) > 1:
+        # Told facts of a one-value key stand side by side: the key names the one shown now
+        # (else, when none holds now, the one that would be shown last).
+        told = {row.id: told_fact(row) for row in current}
+        now = shown(list(told.values()), ctx.now) or max(told.values(), key=Told.rank)
+        return now.id
     if len(current) > 1:
         ids = ", ".join(sorted(row.id for row in current))
         raise ValidationFailed(
@@ -155,6 +166,18 @@ async def current_of_key(ctx: WriteContext, key: str) -> str:
             field="claimKey",
         )
     return current[0].id
+
+
+def told_fact(row: ClaimRow) -> Told:
+    """A stored row as the choice between told facts sees it (`graph.domain.timeline`)."""
+    return Told(
+        row.id,
+        row.valid_from,
+        row.valid_to,
+        row.recorded_at or datetime.max.replace(tzinfo=UTC),
+        row.told_seq,
+        row.status in ASSERTING,
+    )
 
 
 @dataclass(frozen=True)
@@ -244,14 +267,16 @@ class WritePlan:
     def add_to(self, writes: Writes, ctx: WriteContext) -> None:
         writes.entities.extend(entity.param() for entity in self.entities)
         writes.superseded_ids.extend(self.superseded)
-        writes.claims.extend(row.props() for row in self.rows)
+        writes.claims.extend(
+            {**row.props(), "toldRank": row.told_rank(ctx.now)} for row in self.rows
+        )
         writes.revises.extend({"fromId": newer, "toId": older} for newer, older in self.revises)
         writes.relations.extend(
             {
                 "subjectId": row.subject_id,
                 "objectId": row.object_id,
                 "type": row.predicate,
-                "props": row.relation_props(),
+                "props": {**row.relation_props(), "toldRank": row.told_rank(ctx.now)},
             }
             for row in self.rows
             if row.asserts_relation()

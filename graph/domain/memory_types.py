@@ -181,9 +181,17 @@ def key_part(text: str) -> str:
     return re.sub(r"[\s:%]", lambda m: f"%{ord(m.group()):02X}", text)
 
 
+_NAME_SEPARATORS = re.compile(r"[\s_-]+")
+
+
 def name_words(name: str) -> list[str]:
-    """A name as compared: lowercase words (case and spacing never tell two names apart)."""
-    return name.lower().split()
+    """A name as compared — names fold one way (ENGRAM.md §2): case, runs of spaces, `-` and `_`
+    never tell two names apart; other punctuation does (`C`, `C#` and `C++` stay three).
+
+        >>> name_words("Winnie-the-Pooh") == name_words("winnie  the_pooh")
+        True
+    """
+    return [word for word in _NAME_SEPARATORS.split(name.lower()) if word]
 
 
 def spoken_names(names: Iterable[str]) -> str:
@@ -301,21 +309,47 @@ def check_gate(memory_type: MemoryType, *, confidence: float, authorities: set[A
         )
 
 
-def retrieval_text(
-    memory_type: MemoryType, key: str, summary: str, *, predicate: str | None = None
+def claim_text(
+    memory_type: MemoryType,
+    key: str,
+    value: Any,
+    *,
+    subject: str | None = None,
+    predicate: str | None = None,
+    obj: str | None = None,
 ) -> str:
-    """The text indexed for search: `[type:key]` then a readable summary, then a multi-word
-    predicate in words (`HEAD_OF_STATE` → `head of state`: Lucene keeps `head_of_state` one
-    token, so without them "head of state" would not find the fact)."""
-    text = f"[{memory_type}:{key}]\n{summary}".strip()
-    words = predicate_words(predicate) if predicate is not None else ""
-    return f"{text}\n{words}" if words else text
+    """A claim's words as a person reads them, never a key or a prefix: a fact with the names
+    the write used and its predicate in words (`Mara Lind works at Globex`, `Alex age 34`), an
+    entity by its names, any other claim by its key's parts and its value (`ui theme: dark`).
+    It is what search ranks and what the meaning vector is made of; `HEAD_OF_STATE` is
+    `head of state` (Lucene would keep `head_of_state` one token)."""
+    if memory_type is MemoryType.FACT:
+        said = obj if obj is not None else summarize(value)
+        return " ".join(f"{subject} {predicate_words(predicate or '')} {said}".split())
+    about = " ".join(key.split(":")[1:])
+    said = summarize(_main_part(value))
+    return f"{about}: {said}" if said else about
+
+
+_MAIN_FIELDS = ("value", "decision", "title")
+"""The field that says what a keyed claim says (a preference's value, a decision, an event's
+or a goal's title); the key's own parts repeated in the value are not said again."""
+_KEY_FIELDS = frozenset({"scope", "name", "task_id", "date", "kind", "canonical", "project"})
+
+
+def _main_part(value: Any) -> Any:
+    if not isinstance(value, dict):
+        return value
+    main = next((value[f] for f in _MAIN_FIELDS if value.get(f) is not None), None)
+    rest = {f: v for f, v in value.items() if f not in _MAIN_FIELDS and f not in _KEY_FIELDS}
+    if main is None:
+        return {f: v for f, v in value.items() if f not in _KEY_FIELDS} or value
+    return f"{summarize(main)} ({summarize(rest)})" if summarize(rest) else main
 
 
 def predicate_words(predicate: str) -> str:
-    """`HEAD_OF_STATE` → `head of state`; empty for a one-word predicate (already a word).
-    Migration V0009 writes the same words into texts written before."""
-    return predicate.replace("_", " ").lower() if "_" in predicate else ""
+    """A predicate in words: `HEAD_OF_STATE` → `head of state`, `WORKS_AT` → `works at`."""
+    return predicate.replace("_", " ").lower()
 
 
 def summarize(value: Any) -> str:

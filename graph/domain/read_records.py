@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
+from typing import Any, TypedDict
 
 from graph.domain.model import Claim, ClaimStatus, Entity, Episode, EvidenceLink, MemoryType
 
@@ -133,3 +134,49 @@ class ContextSnapshot:
     keys: list[str]
     omitted: int
     """Candidate lines left out because they did not fit the budget."""
+
+
+class Axis(StrEnum):
+    VALID = "VALID"
+    RECORDED = "RECORDED"
+
+
+class ChangeKind(StrEnum):
+    BEGAN = "BEGAN"
+    ENDED = "ENDED"
+    CORRECTED = "CORRECTED"
+    FORGOTTEN = "FORGOTTEN"
+
+
+@dataclass(frozen=True)
+class Forgetting:
+    """What a tombstone tells: the kind of its selector and how many things of each kind went."""
+
+    selector_kind: str
+    counts: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Change:
+    kind: ChangeKind
+    at: datetime
+    claim: Claim | None = None
+    previous: Claim | None = None
+    """The revision a `CORRECTED` claim replaced."""
+    forgetting: Forgetting | None = None
+
+
+class ChangeOptions(TypedDict, total=False):
+    """What `changes` may be told besides its instants."""
+
+    axis: Axis
+    about: Any
+    """The entity the changes are about (an id to the read; an id or a reference — id, key or
+    name — at the memory's door)."""
+    first: int
+
+
+@dataclass(frozen=True)
+class Changes:
+    changes: list[Change]
+    truncated: bool

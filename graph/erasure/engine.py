@@ -17,6 +17,8 @@ from typing import LiteralString
 
 from graph.commands.captions import ENTITY_KIND_LABELS, refresh_display_names
 from graph.commands.writing import WriteContext
+from graph.domain.timeline import rank_instant
+from graph.erasure.by_products import add_by_products, recite_names
 from graph.erasure.selectors import Selection
 from graph.store.db import run
 
@@ -150,17 +152,6 @@ SET e.erasedAt = coalesce(e.erasedAt, $now), e.status = 'tombstoned'
 REMOVE e.title, e.participants
 """
 
-EXCLUSIVE_EVIDENCE: LiteralString = """
-UNWIND $ids AS id
-MATCH (:Claim {id: id})-[:SUPPORTED_BY|CONTRADICTED_BY|CORRECTED_BY]->(t)
-WITH DISTINCT t
-WHERE t.erasedAt IS NULL AND t.privacy <= $maxPrivacy AND NOT EXISTS {
-  MATCH (t)<-[:SUPPORTED_BY|CONTRADICTED_BY|CORRECTED_BY]-(other:Claim)
-  WHERE NOT other.id IN $ids
-}
-RETURN t.id AS id, t:Observation AS observation
-"""
-
 SPACE_BLOBS: LiteralString = """
 MATCH (a:Artifact {storage: 'blob'})
 WHERE a.spaceId = $spaceId AND a.erasedAt IS NULL
@@ -208,14 +199,15 @@ async def erase(
     selection: Selection,
     *,
     held: set[str] | None = None,
-    exclusive_evidence: bool = True,
+    by_products: bool = True,
 ) -> Erasure:
     """Erase the selected ids (and cascade); used by forget, retention purge and restore.
 
-    Evidence that supported nothing but the erased claims goes too — unless a legal hold
-    keeps it (`held`): a hold preserves evidence even when the claim drawn from it is forgotten.
-    A ledger replay passes `exclusive_evidence=False`: the tombstone lists what went, and
-    working it out again at another tier, without the holds of then, could take more.
+    What exists only because of the erased claims goes too (`graph.erasure.by_products`: the
+    evidence only they cite, the entities only they name) — unless a legal hold keeps it
+    (`held`): a hold preserves evidence even when the claim drawn from it is forgotten. A
+    ledger replay passes `by_products=False`: the tombstone lists what went, and working it out
+    again at another tier, without the holds of then, could take more.
     """
     held = held or set()
     erasure = Erasure()
@@ -224,20 +216,10 @@ async def erase(
         erasure.blobs = {str(row["locator"]).removeprefix("blob:") for row in rows}
         await run(ctx.tx, CLOSE_SPACE, spaceId=ctx.space_id, now=ctx.now)
         return erasure
-    if selection.claims and exclusive_evidence:
-        # Source material that only ever supported what is forgotten goes with it: a forgotten
-        # fact must not live on verbatim in the message it was taken from.
-        exclusive = await run(
-            ctx.tx,
-            EXCLUSIVE_EVIDENCE,
-            ids=sorted(selection.claims),
-            maxPrivacy=int(ctx.max_privacy),
-        )
-        for row in exclusive:
-            if row["id"] in held:
-                continue
-            target = selection.observations if row["observation"] else selection.artifacts
-            target.add(row["id"])
+    if selection.claims and by_products:
+        # A forgotten fact must not live on verbatim in the message it was taken from, nor in
+        # the entities it alone named.
+        await add_by_products(ctx, selection, held=held)
     citing: set[str] = set()
     for query, ids in (
         (CLAIMS_CITING_OBSERVATIONS, selection.observations),
@@ -255,7 +237,7 @@ async def erase(
                 texts.append(row["text"])
             if row["storage"] == "blob" and row["locator"]:
                 erasure.blobs.add(str(row["locator"]).removeprefix("blob:"))
-    claims = sorted(selection.claims)
+    claims = sorted(selection.claims | selection.names)
     named: set[str] = set()
     if claims:
         named = {row["id"] for row in await run(ctx.tx, NAMED_ENTITIES, ids=claims)}
@@ -280,7 +262,10 @@ async def erase(
     if texts:
         salt = await _space_salt(ctx)
         erasure.fingerprints = {content_fingerprint(salt, text) for text in texts}
-    candidates = sorted(citing - selection.claims)
+    candidates = sorted(citing - selection.claims - selection.names)
+    if candidates:
+        # An entity named in passing keeps its name on what supports another fact about it.
+        candidates = sorted(set(candidates) - await recite_names(ctx, candidates))
     if candidates:
         rows = await run(
             ctx.tx,
@@ -288,6 +273,7 @@ async def erase(
             ids=candidates,
             spaceId=ctx.space_id,
             now=ctx.now,
+            nowRank=rank_instant(ctx.now),
             reason=CASCADE_REASON,
             actor=ctx.actor,
         )
@@ -328,7 +314,8 @@ CALL (old) {
 }
 CREATE (new:Claim)
 SET new = old {.*, id: randomUUID(), revision: revision, status: 'retracted', reason: $reason,
-               actor: $actor, recordedAt: $now, supersededAt: null}
+               actor: $actor, recordedAt: $now, supersededAt: null,
+               toldRank: '0' + substring(old.toldRank, 1, 20) + $nowRank + right(old.toldRank, 6)}
 CREATE (new)-[:REVISES {recordedAt: $now}]->(old)
 WITH new
 OPTIONAL MATCH (subject:Entity {id: new.subjectId})

@@ -15,6 +15,7 @@ from neo4j import AsyncManagedTransaction
 
 from graph.commands.writing import TICK_NOW, WriteContext
 from graph.domain.model import Privacy
+from graph.domain.timeline import rank_instant
 from graph.domain.timeutil import to_native
 from graph.erasure.engine import CASCADE, CASCADE_REASON, Erasure, erase
 from graph.erasure.selectors import Selection
@@ -119,6 +120,7 @@ async def retract_orphans(target: Graph) -> int:
                 ids=row["ids"],
                 spaceId=row["spaceId"],
                 now=now,
+                nowRank=rank_instant(now),
                 reason=CASCADE_REASON,
                 actor="restore",
             )
@@ -147,7 +149,7 @@ async def _apply(target: Graph, tombstone: dict[str, Any], *, insert: bool) -> N
             else:
                 for found in await run(tx, IDS_BY_LABEL, ids=tombstone.get("erasedIds") or []):
                     getattr(selection, found["kind"]).add(found["id"])
-            erasure = await erase(ctx, selection, exclusive_evidence=False)
+            erasure = await erase(ctx, selection, by_products=False)
             if tombstone.get("liftedJson"):
                 lifts = json.loads(tombstone["liftedJson"])
                 await run(

@@ -1,11 +1,12 @@
 """What a forget, a legal hold or a retention purge applies to: a selector, resolved to ids.
 
-Selectors: one resource (claim — every revision of its key —, observation, episode with all its
-observations, artifact, entity with every claim about it), a subject + predicate (every revision
-of every claim with that subject and predicate), or a whole space.
+Selectors: one resource (claim by id — every revision of the told fact it is; by key — every
+revision of every told fact of the key —, observation, episode with all its observations,
+artifact, entity with every claim about it), a subject + predicate (every revision of every
+claim with that subject and predicate), or a whole space.
 
     >>> selection = await select(ctx, Selector(kind=SelectorKind.CLAIM, id=claim.id))
-    >>> selection.claims        # ids of every revision of the claim's key
+    >>> selection.claims        # ids of every revision of the told fact
 """
 
 from __future__ import annotations
@@ -80,12 +81,22 @@ class Selection:
     episodes: set[str] = field(default_factory=set)
     artifacts: set[str] = field(default_factory=set)
     entities: set[str] = field(default_factory=set)
+    names: set[str] = field(default_factory=set)
+    """The entity claims naming entities forgotten as by-products (`graph.erasure.by_products`):
+    erased with their entities, counted with them, not as claims."""
     whole_space: bool = False
     subject_id: str | None = None
     predicate: str | None = None
 
     def all_ids(self) -> set[str]:
-        return self.claims | self.observations | self.episodes | self.artifacts | self.entities
+        return (
+            self.claims
+            | self.names
+            | self.observations
+            | self.episodes
+            | self.artifacts
+            | self.entities
+        )
 
     def counts(self) -> dict[str, int]:
         return {
@@ -106,11 +117,16 @@ WHERE row.privacy <= $maxPrivacy
 RETURN collect(row.id) AS ids
 """
 
-ROWS_OF_KEY_OF_CLAIM: LiteralString = """
+# A claim by id is the told fact it is a revision of (its `factId`): one fact of a one-value key
+# goes, the others stay. A row written before told facts had ids (no `factId`, or revising such a
+# row) stands for its whole key, as every claim id did then.
+ROWS_OF_FACT_OF_CLAIM: LiteralString = """
 MATCH (c:Claim {id: $id})
 WHERE c.spaceId = $spaceId AND c.privacy <= $maxPrivacy
+OPTIONAL MATCH (origin:Claim {id: c.factId})
+WITH c, c.factId IS NULL OR (origin IS NOT NULL AND origin.factId IS NULL) AS wholeKey
 OPTIONAL MATCH (row:Claim {spaceId: $spaceId, key: c.key})
-WHERE row.privacy <= $maxPrivacy
+WHERE row.privacy <= $maxPrivacy AND (wholeKey OR row.factId = c.factId)
 RETURN c.erasedAt IS NOT NULL AS erased, collect(row.id) AS ids
 """
 
@@ -224,7 +240,7 @@ async def select(ctx: WriteContext, selector: Selector) -> Selection:
     if kind is SelectorKind.CLAIM:
         rows = await run(
             ctx.tx,
-            ROWS_OF_KEY_OF_CLAIM,
+            ROWS_OF_FACT_OF_CLAIM,
             id=selector.id,
             spaceId=ctx.space_id,
             maxPrivacy=int(ctx.max_privacy),

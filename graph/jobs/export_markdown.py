@@ -10,7 +10,7 @@ names their entities have as of the view. The same text for the same view, line 
     …
     ## Facts
 
-    - Alice WORKS_AT Acme Global — valid 2020-01-01 – 2023-06-30
+    - Alice works at Acme Global — valid 2020-01-01 – 2023-06-30
       > “alice works at acme” — user_stated, 2020-01-01
 """
 
@@ -85,12 +85,14 @@ class _Document:
         return entity.name if entity is not None else "(unknown)"
 
     def fact(self, claim: Claim) -> str:
-        target = (
-            self.name(claim.object_id)
-            if claim.object_id is not None
-            else " ".join(mt.summarize(claim.value).split())
+        return mt.claim_text(
+            claim.type,
+            claim.key,
+            claim.value,
+            subject=self.name(claim.subject_id),
+            predicate=claim.predicate,
+            obj=self.name(claim.object_id) if claim.object_id is not None else None,
         )
-        return f"{self.name(claim.subject_id)} {claim.predicate} {target}"
 
 
 def _of_type(memory: GatheredMemory, memory_type: MemoryType) -> list[Claim]:

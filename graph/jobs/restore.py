@@ -23,7 +23,12 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, LiteralString
 
-from graph.commands.entity_names import FILL_SPOKEN_NAMES
+from graph.commands.entity_names import REFOLD_SPOKEN_NAMES
+from graph.commands.told_facts_upgrade import (
+    FILL_RELATION_RANKS,
+    FILL_TOLD_RANKS,
+    READABLE_TEXTS,
+)
 from graph.domain.errors import SetupError
 from graph.erasure.ledger import replay_ledger, retract_orphans
 from graph.erasure.purge_outbox import purge_blobs, purge_spaces
@@ -183,8 +188,10 @@ async def restore(
         await (await session.run(FINISH_RESTORE)).consume()
     async with target.driver.session(database=target.database) as session:
         await (await session.run(TO_EMBED_AGAIN)).consume()
-        # An archive made before entity claims carried their spoken names (V0011) gets them.
-        await (await session.run(FILL_SPOKEN_NAMES)).consume()
+        # An archive made before entity claims carried their spoken names as names fold now
+        # (V0011, V0015) gets them, and told facts' ranks and texts in words (V0015).
+        for upgrade in (REFOLD_SPOKEN_NAMES, FILL_TOLD_RANKS, FILL_RELATION_RANKS, READABLE_TEXTS):
+            await (await session.run(upgrade)).consume()
     watermark = datetime.fromisoformat(manifest["watermark"])
     await target.write(SET_ALL_CLOCKS, now=watermark)
     replayed = await replay_ledger(target, ledger) if ledger is not None else 0

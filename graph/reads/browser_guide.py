@@ -31,8 +31,15 @@ MATCH (a:Entity {spaceId: s.id})-[r {current: true}]->(b:Entity)
 WHERE r.claimId IS NOT NULL AND r.status IN ['active', 'disputed']
   AND (r.validFrom IS NULL OR r.validFrom <= datetime())
   AND (r.validTo IS NULL OR datetime() < r.validTo)
+  // one value of a key at a time: no fact of its key told later holds today
+  AND NOT EXISTS { MATCH (later:Claim {spaceId: s.id, key: r.claimKey})
+    WHERE later.toldRank > r.toldRank AND later.supersededAt IS NULL
+      AND later.erasedAt IS NULL AND later.status IN ['active', 'disputed']
+      AND (later.validFrom IS NULL OR later.validFrom <= datetime())
+      AND (later.validTo IS NULL OR datetime() < later.validTo) }
 RETURN a, r, b"""
-"""What the space holds now: every relation that is both currently recorded and valid today."""
+"""What the space holds now: every relation that is currently recorded, valid today, and the
+one its key shows today (no fact of its key that starts later holds today)."""
 
 NEIGHBOURHOOD_AS_OF: LiteralString = """MATCH (s:Space {name: $space})
 MATCH (p:Entity {spaceId: s.id, key: $person})
@@ -40,7 +47,12 @@ MATCH path = (p)-[rels*1..2]-(:Entity)
 WHERE all(r IN rels WHERE r.current AND r.claimId IS NOT NULL
   AND r.status IN ['active', 'disputed']
   AND (r.validFrom IS NULL OR r.validFrom <= datetime($asOf))
-  AND (r.validTo IS NULL OR datetime($asOf) < r.validTo))
+  AND (r.validTo IS NULL OR datetime($asOf) < r.validTo)
+  AND NOT EXISTS { MATCH (later:Claim {spaceId: s.id, key: r.claimKey})
+    WHERE later.toldRank > r.toldRank AND later.supersededAt IS NULL
+      AND later.erasedAt IS NULL AND later.status IN ['active', 'disputed']
+      AND (later.validFrom IS NULL OR later.validFrom <= datetime($asOf))
+      AND (later.validTo IS NULL OR datetime($asOf) < later.validTo) })
 RETURN path"""
 """Who `$person` was connected to, two hops out, as the world was at `$asOf` (as known now)."""
 
@@ -71,11 +83,12 @@ WHERE r.claimId IS NOT NULL
 WITH s, collect(DISTINCT r.claimKey) AS keys
 MATCH (c:Claim {spaceId: s.id})
 WHERE c.key IN keys
-RETURN c.caption AS claim, c.revision AS revision, c.status AS status,
+RETURN c.caption AS claim, c.revision AS revision,
+  CASE WHEN c.supersededAt IS NULL THEN c.status ELSE 'superseded' END AS status,
   toString(c.validFrom) AS validFrom, toString(c.validTo) AS validTo,
   toString(c.recordedAt) AS recordedAt, toString(c.supersededAt) AS supersededAt,
   c.reason AS reason
-ORDER BY claim, revision"""
+ORDER BY c.recordedAt, c.revision"""
 """Every revision of the claims relating `$person` to `$other`: both times, status and reason."""
 
 TOMBSTONES: LiteralString = """MATCH (s:Space {name: $space})

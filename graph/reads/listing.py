@@ -17,12 +17,13 @@ from typing import Any, LiteralString
 from graph.domain.errors import ValidationFailed
 from graph.domain.model import Claim, EvidenceLink
 from graph.domain.read_records import DEFAULT_PAGE, ClaimFilter, ClaimPage, Timeline
-from graph.reads.visibility import View, in_history, visible
+from graph.reads.visibility import View, believed, holds, in_history, visible
 from graph.store.db import Graph
 from graph.store.rows import (
     CLAIM_PROJECTION,
     CLAIM_WITH_VISIBLE_EVIDENCE,
     EVIDENCE_PROJECTION,
+    SHOWN_CLAIM_PROJECTION,
     claim_record,
     episode_record,
     evidence_link,
@@ -43,11 +44,15 @@ WHERE """
   AND c.status IN $statuses
   AND ($afterAt IS NULL OR c.recordedAt < $afterAt
        OR (c.recordedAt = $afterAt AND c.id < $afterId))
-RETURN """
-    + CLAIM_PROJECTION
+  AND """
+    + holds("c")
+    + """
+WITH c ORDER BY c.recordedAt DESC, c.id DESC
+LIMIT $limit
+"""
+    + SHOWN_CLAIM_PROJECTION
     + """ AS claim
 ORDER BY c.recordedAt DESC, c.id DESC
-LIMIT $limit
 """
 )
 
@@ -93,9 +98,8 @@ TIMELINE_CLAIMS: LiteralString = (
     """
 MATCH (c:Claim {spaceId: $spaceId})
 WHERE """
-    + in_history("c")
+    + believed("c")
     + """
-  AND (c.supersededAt IS NULL OR $knownAt < c.supersededAt)
   AND c.validFrom >= $from AND c.validFrom < $to
 RETURN """
     + CLAIM_PROJECTION
@@ -165,7 +169,7 @@ async def list_claims(
         afterId=after_id,
         limit=first + 1,
     )
-    claims = [claim_record(row["claim"]) for row in rows[:first]]
+    claims = [claim_record(row["claim"], known_at=view.known_at) for row in rows[:first]]
     return ClaimPage(claims, encode_cursor(claims[-1]) if claims else None, len(rows) > first)
 
 
@@ -183,7 +187,7 @@ async def evidence_of(graph: Graph, view: View, claim_ids: list[str]) -> list[li
 async def claims_by_ids(graph: Graph, view: View, claim_ids: list[str]) -> list[Claim | None]:
     """Claim revisions by id, as kept in history at `knownAt` (a DataLoader's batch)."""
     rows = await graph.read(CLAIMS_BY_IDS, **view.params(), ids=sorted(set(claim_ids)))
-    found = {row["claim"]["id"]: claim_record(row["claim"]) for row in rows}
+    found = {row["claim"]["id"]: claim_record(row["claim"], known_at=view.known_at) for row in rows}
     return [found.get(claim_id) for claim_id in claim_ids]
 
 
@@ -198,7 +202,7 @@ async def claims_with_evidence(
     claims: dict[str, Claim] = {}
     evidence: dict[str, list[EvidenceLink]] = {}
     for row in rows:
-        claim = claim_record(row["claim"], row["evidence"])
+        claim = claim_record(row["claim"], row["evidence"], known_at=view.known_at)
         claims[claim.id] = claim
         evidence[claim.id] = list(claim.evidence)
     return claims, evidence
@@ -213,7 +217,10 @@ async def timeline(
     if end <= start:
         raise ValidationFailed("a timeline ends after it starts", field="to")
     params: dict[str, Any] = {**view.params(), "from": start, "to": end, "limit": first}
-    claims = [claim_record(r["claim"]) for r in await graph.read(TIMELINE_CLAIMS, **params)]
+    claims = [
+        claim_record(r["claim"], known_at=view.known_at)
+        for r in await graph.read(TIMELINE_CLAIMS, **params)
+    ]
     episodes = [
         episode_record(r["episode"], r["observations"])
         for r in await graph.read(TIMELINE_EPISODES, **params)

@@ -10,19 +10,18 @@ Every query here filters every node and relationship it returns with `visible()`
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any, LiteralString
 
 from graph.domain import memory_types as mt
 from graph.domain.errors import AmbiguousSubject, NotFound
-from graph.domain.model import Claim, ClaimStatus, Entity, EntityKind, Episode
+from graph.domain.model import Claim, Entity, EntityKind, Episode
 from graph.domain.timeutil import to_native
-from graph.reads.visibility import View, in_history, visible
+from graph.reads.visibility import View, believed, holds, in_history, visible
 from graph.store.db import Graph
 from graph.store.rows import (
     CLAIM_PROJECTION,
-    CLAIM_WITH_VISIBLE_EVIDENCE,
     EVIDENCE_PROJECTION,
+    SHOWN_CLAIM_WITH_VISIBLE_EVIDENCE,
     claim_record,
     episode_record,
 )
@@ -31,16 +30,16 @@ CLAIM_BY_ID: LiteralString = (
     """
 MATCH (c:Claim {id: $id})
 WHERE """
-    + visible("c")
-    + CLAIM_WITH_VISIBLE_EVIDENCE
+    + holds("c")
+    + SHOWN_CLAIM_WITH_VISIBLE_EVIDENCE
 )
 
 CLAIMS_BY_KEY: LiteralString = (
     """
 MATCH (c:Claim {spaceId: $spaceId, key: $key})
 WHERE """
-    + visible("c")
-    + CLAIM_WITH_VISIBLE_EVIDENCE
+    + holds("c")
+    + SHOWN_CLAIM_WITH_VISIBLE_EVIDENCE
     + "ORDER BY claim.revision DESC"
 )
 
@@ -80,9 +79,9 @@ WHERE """
 WITH coalesce(survivor, e) AS entity
 OPTIONAL MATCH (c:Claim {spaceId: $spaceId, key: entity.key})
 WHERE """
-    + visible("c")
+    + holds("c")
     + """ AND c.status IN ['active', 'disputed']
-WITH entity, c ORDER BY c.revision DESC
+WITH entity, c ORDER BY c.privacy DESC
 WITH entity, head(collect(c)) AS naming
 OPTIONAL MATCH (duplicate:Entity)-[m2:MERGED_INTO]->(entity)
 WHERE """
@@ -107,9 +106,9 @@ WHERE """
     + """
 OPTIONAL MATCH (c:Claim {spaceId: $spaceId, key: e.key})
 WHERE """
-    + visible("c")
+    + holds("c")
     + """ AND c.status IN ['active', 'disputed']
-WITH e, c ORDER BY c.revision DESC
+WITH e, c ORDER BY c.privacy DESC
 WITH e, head(collect(c)) AS naming
 RETURN e {.id, .spaceId, .key, .kind, .canonical, recordedAt: toString(e.recordedAt)} AS entity,
        naming.name AS name, naming.aliases AS aliases, [] AS mergedFrom
@@ -147,30 +146,39 @@ RETURN properties(ep) AS episode, collect(properties(o)) AS observations
 )
 
 
-ENTITY_IDS_BY_NAME: LiteralString = (
-    """
+def _entity_ids_by_name(bearing: LiteralString) -> LiteralString:
+    return (
+        """
 MATCH (c:Claim)
 USING TEXT INDEX c:Claim(spokenNames)
 WHERE c.spokenNames CONTAINS toString($needle) AND c.spaceId = $spaceId AND c.type = 'entity'
   AND """
-    + visible("c")
-    + """ AND c.status IN ['active', 'disputed']
+        + bearing
+        + """ AND c.status IN ['active', 'disputed']
   AND ($kind IS NULL OR c.key STARTS WITH 'entity:' + $kind + ':')
 MATCH (e:Entity {id: c.subjectId})
 WHERE """
-    + visible("e")
-    + """
+        + visible("e")
+        + """
 WITH DISTINCT e ORDER BY e.privacy, e.recordedAt
 // A key held at several tiers names its lowest-tier entity (see ENTITY_BY_KEY).
 WITH e.key AS key, head(collect(e.id)) AS id
 RETURN id, key
 ORDER BY key
 """
-)
+    )
 
 
-def _claim(row: dict[str, Any]) -> Claim:
-    return claim_record(row["claim"], row["evidence"])
+ENTITY_IDS_BY_NAME = _entity_ids_by_name(holds("c"))
+"""The entities bearing a name in the view (at its `asOf`, as known at its `knownAt`)."""
+
+ENTITY_IDS_BY_BORNE_NAME = _entity_ids_by_name(believed("c"))
+"""The entities that have borne a name at any valid time, as known at the view's `knownAt`:
+what a name resolves to when nothing bore it at `asOf` (ENGRAM.md §2)."""
+
+
+def _claim(row: dict[str, Any], view: View) -> Claim:
+    return claim_record(row["claim"], row["evidence"], known_at=view.known_at)
 
 
 async def get_claim(graph: Graph, view: View, claim_id: str) -> Claim:
@@ -178,27 +186,27 @@ async def get_claim(graph: Graph, view: View, claim_id: str) -> Claim:
     rows = await graph.read(CLAIM_BY_ID, **view.params(), id=claim_id)
     if not rows:
         raise NotFound(f"no visible claim {claim_id!r}", field="id")
-    return _claim(rows[0])
+    return _claim(rows[0], view)
 
 
 async def claims_by_key(graph: Graph, view: View, key: str) -> list[Claim]:
     """The revisions of `key` visible in `view` (one per time slice for overwrite types;
     several for versioned ones), newest revision first."""
-    return [_claim(row) for row in await graph.read(CLAIMS_BY_KEY, **view.params(), key=key)]
+    return [_claim(row, view) for row in await graph.read(CLAIMS_BY_KEY, **view.params(), key=key)]
 
 
 async def claim_history(graph: Graph, view: View, key: str) -> list[Claim]:
-    """Every revision of `key` recorded by `view.known_at`, oldest first, with both intervals.
+    """Every revision of `key` recorded by `view.known_at`, in the order they were recorded,
+    with both intervals (told: as the writer gave them).
 
     A revision superseded after `knownAt` shows as it was then (not yet superseded)."""
-    history = []
-    for row in await graph.read(CLAIM_HISTORY, **view.params(), key=key):
-        claim = _claim(row)
-        if claim.superseded_at is not None and claim.superseded_at > view.known_at:
-            claim = replace(claim, superseded_at=None)
-        if claim.superseded_at is not None:
-            claim = replace(claim, status=ClaimStatus.SUPERSEDED)
-        history.append(claim)
+    history = sorted(
+        (
+            claim_record(row["claim"], row["evidence"], known_at=view.known_at)
+            for row in await graph.read(CLAIM_HISTORY, **view.params(), key=key)
+        ),
+        key=lambda claim: (claim.recorded_at, claim.privacy, claim.revision),
+    )
     if not history:
         raise NotFound(
             f"no claim with key {key!r} known at {view.known_at.isoformat()}", field="key"
@@ -230,12 +238,17 @@ async def find_entity(
     name: str | None = None,
     kind: str | None = None,
 ) -> Entity:
-    """The entity one of id, key or name (current in the view: at its asOf, as known at its
-    knownAt; case and spacing ignored; of `kind` if given) refers to; a name that fits several
-    is `AMBIGUOUS_SUBJECT`."""
+    """The entity one of id, key or name refers to. A name (folded: case, spacing, `-` and `_`
+    ignored; of `kind` if given) is looked up in the view first — at its asOf, as known at its
+    knownAt — and when nothing bore it then, among every name an entity has borne as known at
+    knownAt; a name that fits several is `AMBIGUOUS_SUBJECT`."""
     if name is not None:
         needle = mt.name_needle(name)
         rows = await graph.read(ENTITY_IDS_BY_NAME, **view.params(), needle=needle, kind=kind)
+        if not rows:
+            rows = await graph.read(
+                ENTITY_IDS_BY_BORNE_NAME, **view.params(), needle=needle, kind=kind
+            )
         if not rows:
             raise NotFound(f"no visible entity named {name!r}", field="name")
         if len(rows) > 1:

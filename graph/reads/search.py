@@ -35,12 +35,12 @@ from typing import Any, LiteralString, TypedDict
 
 from graph.domain.errors import ValidationFailed
 from graph.domain.model import MemoryType
-from graph.domain.read_records import DEFAULT_SEARCH_FIRST, Hit
+from graph.domain.read_records import DEFAULT_SEARCH_FIRST, Hit, RevisionState
 from graph.meaning.embeddings import Embedder
 from graph.reads.search_words import lucene_query
-from graph.reads.visibility import View, begun, visible
+from graph.reads.visibility import View, begun, holds, visible
 from graph.store.db import Graph
-from graph.store.rows import CLAIM_PROJECTION, claim_record
+from graph.store.rows import CLAIM_PROJECTION, SHOWN_CLAIM_PROJECTION, claim_record
 from graph.store.text_indexes import AWAIT_TEXT_INDEXES
 
 DEFAULT_FIRST = DEFAULT_SEARCH_FIRST
@@ -125,9 +125,12 @@ class RankedLists:
     claims_by_id: LiteralString
 
 
-def _ranked_lists(seen: Callable[[str], LiteralString]) -> RankedLists:
-    """The lists where `seen` is `visible` (current only) or `begun` (with history)."""
-    claim_filter = _claim_filter(seen)
+def _ranked_lists(*, history: bool) -> RankedLists:
+    """The lists of a current search — claims shown in the view (`holds`), through evidence
+    and names visible in it — or of a search with history (every row `begun()`)."""
+    seen: Callable[[str], LiteralString] = begun if history else visible
+    shown_claim: Callable[[str], LiteralString] = begun if history else holds
+    claim_filter = _claim_filter(shown_claim)
     return RankedLists(
         by_claim_text=AWAIT_TEXT_INDEXES
         + """
@@ -155,7 +158,7 @@ WHERE """
 CALL db.index.fulltext.queryNodes('claim_text', $query, {limit: $candidates})
 YIELD node AS named, score
 WHERE named.type = 'entity' AND """
-        + seen("named")
+        + shown_claim("named")
         + """
 CALL (named) {
   MATCH (c:Claim {subjectId: named.subjectId}) RETURN c
@@ -167,21 +170,23 @@ WHERE c.id <> named.id AND """
         + claim_filter
         + _BEST_SCORE,
         by_meaning=NEAREST + _MEANING_NEAR + claim_filter + _MEANING_RANKED,
-        claims_by_id="""
+        claims_by_id=(
+            """
 UNWIND $ids AS id
 MATCH (c:Claim {id: id})
 WHERE """
-        + seen("c")
-        + """
-RETURN """
-        + CLAIM_PROJECTION
-        + """ AS claim
-""",
+            + shown_claim("c")
+            + (
+                "RETURN " + CLAIM_PROJECTION + " AS claim, " + holds("c") + " AS shown\n"
+                if history
+                else SHOWN_CLAIM_PROJECTION + " AS claim, true AS shown\n"
+            )
+        ),
     )
 
 
-CURRENT_LISTS = _ranked_lists(visible)
-HISTORY_LISTS = _ranked_lists(begun)
+CURRENT_LISTS = _ranked_lists(history=False)
+HISTORY_LISTS = _ranked_lists(history=True)
 BY_CLAIM_TEXT = CURRENT_LISTS.by_claim_text
 BY_EVIDENCE_TEXT = CURRENT_LISTS.by_evidence_text
 BY_ENTITY_NAME = CURRENT_LISTS.by_entity_name
@@ -253,14 +258,28 @@ async def search(
             sources.setdefault(row["id"], []).append(source)
     best = sorted(fused, key=lambda claim_id: (-fused[claim_id], claim_id))[:first]
     rows = await graph.read(lists.claims_by_id, **view.params(), ids=best)
-    claims = {row["claim"]["id"]: claim_record(row["claim"]) for row in rows}
-    return [
-        Hit(
-            claims[i],
-            fused[i],
-            tuple(sources[i]),
-            view.state_of(claims[i].valid_to, claims[i].superseded_at),
-        )
+    claims = {
+        row["claim"]["id"]: claim_record(row["claim"], known_at=view.known_at) for row in rows
+    }
+    shown = {row["claim"]["id"] for row in rows if row["shown"]}
+    hits = [
+        Hit(claims[i], fused[i], tuple(sources[i]), view.state_of(claims[i], i in shown))
         for i in best
         if i in claims
     ]
+    return current_first(hits)
+
+
+def current_first(hits: list[Hit]) -> list[Hit]:
+    """`hits` with the `CURRENT` revision of each key in the best place any hit of its key has
+    (the others of the key after it, in their order): history never outranks what holds."""
+    places: dict[str, list[int]] = {}
+    for place, hit in enumerate(hits):
+        places.setdefault(hit.claim.key, []).append(place)
+    ordered = list(hits)
+    for key_places in places.values():
+        of_key = [hits[p] for p in key_places]
+        of_key.sort(key=lambda hit: hit.state is not RevisionState.CURRENT)
+        for place, hit in zip(key_places, of_key, strict=True):
+            ordered[place] = hit
+    return ordered

@@ -1,11 +1,12 @@
 """The core snapshot an agent injects into its prompt: at most `budget_bytes` of UTF-8.
 
-Profile, preferences, active goals, open tasks and recent decisions, as visible in the view, one
-line each (`[type:key] summary`), in a deterministic order: by type, then importance (high
-first), then recency (newest first), then key. Given an entity the conversation is `about`,
-its current facts come right after the profile, with names as of the view
-(`[fact:fact:person/alice:WORKS_AT] Alice WORKS_AT Acme Global`). A line that does not
-fit is left out (and counted); the text never exceeds the budget.
+Profile, the space's current facts, preferences, active goals, open tasks and recent decisions,
+as visible in the view, one line each in words (never a key), in a deterministic order: by
+type, then importance (high first), then recency (newest first), then key. A fact reads with its
+entities' names as of the view (`Alice works at Acme Global`); any other claim with its kind
+first (`Preference: ui theme: dark`). Given an entity the conversation is `about`, its current
+facts come first among the facts. A line that does not fit is left out (and counted); the text
+never exceeds the budget; `keys` says which claim each line is.
 
     >>> snapshot = await context_snapshot(graph, view, budget_bytes=2048)
     >>> len(snapshot.text.encode()) <= 2048
@@ -14,6 +15,7 @@ fit is left out (and counted); the text never exceeds the budget.
 
 from __future__ import annotations
 
+import asyncio
 from datetime import UTC, datetime
 from typing import LiteralString
 
@@ -22,7 +24,7 @@ from graph.domain.errors import ValidationFailed
 from graph.domain.model import Claim, ClaimStatus, Entity, MemoryType
 from graph.domain.read_records import DEFAULT_BUDGET, ContextSnapshot
 from graph.reads.resources import entities_by_ids
-from graph.reads.visibility import View, visible
+from graph.reads.visibility import View, holds
 from graph.store.db import Graph
 from graph.store.rows import CLAIM_PROJECTION, claim_record
 
@@ -42,7 +44,7 @@ CONTEXT_CLAIMS: LiteralString = (
     """
 MATCH (c:Claim {spaceId: $spaceId})
 WHERE c.type IN ['profile', 'pref', 'goal', 'task', 'decision'] AND """
-    + visible("c")
+    + holds("c")
     + """
   AND c.status IN ['active', 'disputed'] AND c.archivedAt IS NULL
 RETURN """
@@ -51,19 +53,50 @@ RETURN """
 """
 )
 
+
+_SHOWN_FACT: LiteralString = (
+    """c.type = 'fact' AND """
+    + holds("c")
+    + """
+  AND c.status IN ['active', 'disputed'] AND c.archivedAt IS NULL
+"""
+)
+
+SPACE_FACTS: LiteralString = (
+    """
+MATCH (c:Claim {spaceId: $spaceId})
+WHERE c.recordedAt <= $knownAt AND """
+    + _SHOWN_FACT
+    + """
+WITH c ORDER BY c.recordedAt DESC LIMIT $limit
+RETURN """
+    + CLAIM_PROJECTION
+    + """ AS claim
+"""
+)
+"""The space's current facts learned last (by the index on recorded time, so a big space is not
+read whole): no more than a snapshot could hold, ranked by importance afterwards."""
 
 FACTS_ABOUT: LiteralString = (
     """
-MATCH (c:Claim {spaceId: $spaceId, subjectId: $subjectId})
-WHERE c.type = 'fact' AND """
-    + visible("c")
+MATCH (c:Claim {subjectId: $subjectId})
+WHERE c.spaceId = $spaceId AND """
+    + _SHOWN_FACT
     + """
-  AND c.status IN ['active', 'disputed'] AND c.archivedAt IS NULL
 RETURN """
     + CLAIM_PROJECTION
     + """ AS claim
 """
 )
+
+
+LABELS = {
+    MemoryType.PROFILE: "Profile",
+    MemoryType.PREF: "Preference",
+    MemoryType.GOAL: "Goal",
+    MemoryType.TASK: "Task",
+    MemoryType.DECISION: "Decision",
+}
 
 
 def _wanted(claim: Claim) -> bool:
@@ -81,12 +114,18 @@ def _recency(claim: Claim) -> datetime:
 
 def _line(claim: Claim, names: dict[str, str]) -> str:
     disputed = " (disputed)" if claim.status is ClaimStatus.DISPUTED else ""
-    if claim.type is MemoryType.FACT and claim.subject_id in names:
-        said = names.get(claim.object_id or "") or mt.summarize(claim.value)
-        summary = f"{names[claim.subject_id]} {claim.predicate} {said}".replace("\n", " ")
+    if claim.type is MemoryType.FACT:
+        said = mt.claim_text(
+            claim.type,
+            claim.key,
+            claim.value,
+            subject=names.get(claim.subject_id or ""),
+            predicate=claim.predicate,
+            obj=names.get(claim.object_id or "") if claim.object_id else None,
+        )
     else:
-        summary = mt.summarize(claim.value).replace("\n", " ")
-    return f"[{claim.type}:{claim.key}]{disputed} {summary}".rstrip()
+        said = f"{LABELS.get(claim.type, claim.type.value)}: {claim.text}"
+    return " ".join(f"{said}{disputed}".split())
 
 
 async def context_snapshot(
@@ -96,17 +135,27 @@ async def context_snapshot(
         raise ValidationFailed(
             f"budgetBytes must be between 1 and {MAX_BUDGET}", field="budgetBytes"
         )
-    claims = [claim_record(r["claim"]) for r in await graph.read(CONTEXT_CLAIMS, **view.params())]
-    names: dict[str, str] = {}
+    # A line is at least ~16 bytes: the space's facts are read as far as the budget could hold.
+    limit = budget_bytes // 16 + 1
+    reads = [
+        graph.read(CONTEXT_CLAIMS, **view.params()),
+        graph.read(SPACE_FACTS, **view.params(), limit=limit),
+    ]
     if about is not None:
-        rows = await graph.read(FACTS_ABOUT, **view.params(), subjectId=about.id)
-        facts = [claim_record(r["claim"]) for r in rows]
-        objects = sorted({f.object_id for f in facts if f.object_id})
-        named = await entities_by_ids(graph, view, objects) if objects else []
-        names = {e.id: e.name for e in named if e is not None} | {about.id: about.name}
-        claims += facts
+        reads.append(graph.read(FACTS_ABOUT, **view.params(), subjectId=about.id))
+    found = await asyncio.gather(*reads)
+    claims = [claim_record(r["claim"], known_at=view.known_at) for r in found[0]]
+    facts = {
+        r["claim"]["id"]: claim_record(r["claim"], known_at=view.known_at)
+        for rows in found[1:]
+        for r in rows
+    }
+    first = {r["claim"]["id"] for r in found[2]} if about is not None else set()
+    named = sorted({i for f in facts.values() for i in (f.subject_id, f.object_id) if i})
+    entities = await entities_by_ids(graph, view, named) if named else []
+    names = {e.id: e.name for e in entities if e is not None}
     newest: dict[str, Claim] = {}
-    for claim in claims:
+    for claim in [*claims, *facts.values()]:
         # Versioned keys keep several rows: the newest (then the most confident) speaks.
         held = newest.get(claim.key)
         if held is None or (_recency(claim), claim.confidence) > (_recency(held), held.confidence):
@@ -118,7 +167,13 @@ async def context_snapshot(
     dropped = {c.key for c in decisions[RECENT_DECISIONS:]}
     candidates = [c for c in candidates if c.key not in dropped]
     candidates.sort(
-        key=lambda c: (ORDER.index(c.type), -c.importance, -_recency(c).timestamp(), c.key)
+        key=lambda c: (
+            ORDER.index(c.type),
+            c.id not in first,
+            -c.importance,
+            -_recency(c).timestamp(),
+            c.key,
+        )
     )
     lines: list[str] = []
     keys: list[str] = []

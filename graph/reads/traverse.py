@@ -21,7 +21,7 @@ from graph.domain.read_records import Direction, Explanation, Neighbourhood, Rel
 from graph.domain.timeutil import to_native, to_native_or_none
 from graph.reads.listing import claims_with_evidence
 from graph.reads.resources import entities_by_ids
-from graph.reads.visibility import View, visible
+from graph.reads.visibility import View, held_bounds, relation_holds, visible
 from graph.store.db import Graph
 
 MAX_HOPS = 4
@@ -30,22 +30,26 @@ MAX_PATHS = 10
 MERGED_INTO = "MERGED_INTO"
 
 RELATION_PROJECTION: LiteralString = """r {.claimId, .claimKey, .status, .confidence, .reason,
-  validFrom: toString(r.validFrom), validTo: toString(r.validTo),
+  validFrom: toString(rHeldFrom), validTo: toString(rHeldTo),
   recordedAt: toString(r.recordedAt)}"""
-"""What `Relation` is made of, instants as strings (`graph.domain.timeutil.to_native`)."""
+"""What `Relation` is made of, instants as strings (`graph.domain.timeutil.to_native`); its valid
+interval is the part of its fact's told interval the view shows it on (`held_bounds`)."""
 
 _TRAVERSABLE: LiteralString = (
-    visible("r")
+    relation_holds("r")
     + " AND "
     + visible("b")
     + """
   AND (r.claimId IS NOT NULL OR type(r) = 'MERGED_INTO')
   AND (size($types) = 0 OR type(r) IN $types)
+WITH a, r, b LIMIT $limit
+"""
+    + held_bounds("r", relation=True)
+    + """
 RETURN startNode(r).id AS source, endNode(r).id AS target, b.id AS reached,
        type(r) AS type, """
     + RELATION_PROJECTION
     + """ AS props
-LIMIT $limit
 """
 )
 
@@ -87,17 +91,23 @@ MATCH p = allShortestPaths((a)-[rels*1.."""
         + bound
         + """]-(b))
 WHERE all(r IN rels WHERE """
-        + visible("r")
+        + relation_holds("r")
         + """ AND (r.claimId IS NOT NULL OR type(r) = 'MERGED_INTO'))
   AND all(x IN nodes(p) WHERE x:Entity AND """
         + visible("x")
         + """)
-RETURN [x IN nodes(p) | x.id] AS nodes,
-       [r IN rels | {source: startNode(r).id, target: endNode(r).id, type: type(r),
-                     props: """
+WITH p, rels LIMIT $first
+CALL (rels) {
+  UNWIND rels AS r
+"""
+        + held_bounds("r", relation=True)
+        + """
+  RETURN collect({source: startNode(r).id, target: endNode(r).id, type: type(r),
+                  props: """
         + RELATION_PROJECTION
-        + """}] AS steps
-LIMIT $first
+        + """}) AS steps
+}
+RETURN [x IN nodes(p) | x.id] AS nodes, steps
 """
     )
 

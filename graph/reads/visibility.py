@@ -18,7 +18,7 @@ from datetime import datetime
 from typing import Any, LiteralString
 
 from graph.domain.errors import HistoryUnavailable, NotFound, ValidationFailed
-from graph.domain.model import Privacy
+from graph.domain.model import Claim, Privacy
 from graph.domain.read_records import RevisionState
 from graph.domain.timeutil import to_native, utc_now
 from graph.store.db import Graph
@@ -58,6 +58,73 @@ def visible(variable: str) -> LiteralString:
         f"({begun(v)}"
         f" AND ({v}.validTo IS NULL OR $asOf < {v}.validTo)"
         f" AND ({v}.supersededAt IS NULL OR $knownAt < {v}.supersededAt))"
+    )
+
+
+def believed(variable: str) -> LiteralString:
+    """In history and still believed at `knownAt` (not superseded by then), whatever its valid
+    time: the told facts a view chooses between (ENGRAM.md §2)."""
+    v = _checked(variable)
+    return f"({in_history(v)} AND ({v}.supersededAt IS NULL OR $knownAt < {v}.supersededAt))"
+
+
+ASSERTING: LiteralString = "['active', 'disputed']"
+"""The statuses of claims that assert what they say (a retracted claim asserts nothing)."""
+
+ONE_VALUE_TYPES: LiteralString = "['pref', 'goal', 'task', 'entity', 'case', 'pattern', 'fact']"
+"""The memory types whose key holds one value at a time (the overwrite policy): a view shows one
+told fact of such a key at each instant (`memory_types.POLICIES`, checked by a test)."""
+
+
+def _rivals(variable: str, key: LiteralString) -> LiteralString:
+    """`MATCH … WHERE` of the told facts of `variable`'s key that rank above it
+    (`timeline.told_rank`, stored as `toldRank`), bound to `<variable>Rival`; their visibility
+    is for the caller to add."""
+    v = _checked(variable)
+    x = _checked(f"{v}Rival")
+    return f"MATCH ({x}:Claim {{spaceId: $spaceId, key: {key}}}) WHERE {x}.toldRank > {v}.toldRank"
+
+
+def holds(variable: str) -> LiteralString:
+    """`visible()` and shown in the view: no told fact of the same one-value key that ranks
+    above it holds at `asOf` (ENGRAM.md §2). For a claim `c` (its `key`)."""
+    v = _checked(variable)
+    x = _checked(f"{v}Rival")
+    rivals = _rivals(v, f"{v}.key")
+    return (
+        f"({visible(v)} AND (NOT {v}.type IN {ONE_VALUE_TYPES}"
+        f" OR NOT EXISTS {{ {rivals} AND {visible(x)} }}))"
+    )
+
+
+def relation_holds(variable: str) -> LiteralString:
+    """`holds()` for a relation `r` asserted by a fact (its `claimKey` and `claimId`); a
+    relation without a claim (a merge) is only `visible()`."""
+    v = _checked(variable)
+    x = _checked(f"{v}Rival")
+    rivals = _rivals(v, f"{v}.claimKey")
+    return (
+        f"({visible(v)} AND ({v}.claimKey IS NULL OR NOT EXISTS {{ {rivals} AND {visible(x)} }}))"
+    )
+
+
+def held_bounds(variable: str, *, relation: bool = False) -> LiteralString:
+    """A `CALL` binding `<variable>HeldFrom` and `<variable>HeldTo`: the part of the told
+    interval of a row shown at `asOf` on which it is shown (`timeline.held`) — from where the
+    last told fact ranking above it ended before `asOf`, to where the next one begins."""
+    v = _checked(variable)
+    x = _checked(f"{v}Rival")
+    key: LiteralString = f"{v}.claimKey" if relation else f"{v}.key"
+    one_value: LiteralString = "true" if relation else f"{v}.type IN {ONE_VALUE_TYPES}"
+    return (
+        f"CALL ({v}) {{ OPTIONAL {_rivals(v, key)} AND {one_value} AND {believed(x)}"
+        f" WITH {v}, min(CASE WHEN {x}.validFrom > $asOf THEN {x}.validFrom END) AS cut,"
+        f" max(CASE WHEN {x}.validTo <= $asOf THEN {x}.validTo END) AS resumed"
+        f" RETURN CASE WHEN resumed IS NOT NULL AND"
+        f" ({v}.validFrom IS NULL OR resumed > {v}.validFrom) THEN resumed"
+        f" ELSE {v}.validFrom END AS {v}HeldFrom,"
+        f" CASE WHEN cut IS NOT NULL AND ({v}.validTo IS NULL OR cut < {v}.validTo) THEN cut"
+        f" ELSE {v}.validTo END AS {v}HeldTo }}"
     )
 
 
@@ -122,14 +189,14 @@ class View:
             "knownAt": self.known_at,
         }
 
-    def state_of(self, valid_to: datetime | None, superseded_at: datetime | None) -> RevisionState:
-        """How a revision `begun()` admits stands here; superseded wins over ended (Engram
-        no longer holds it at all)."""
-        if superseded_at is not None and superseded_at <= self.known_at:
+    def state_of(self, claim: Claim, shown: bool) -> RevisionState:
+        """How a revision `begun()` admits stands here (`shown`: it `holds()` in the view);
+        superseded wins over ended (Engram no longer holds it at all), and a told fact that
+        is over by `asOf` — its own time ended, or a later told fact of its key holds then —
+        is `ENDED`."""
+        if claim.superseded_at is not None and claim.superseded_at <= self.known_at:
             return RevisionState.SUPERSEDED
-        if valid_to is not None and valid_to <= self.as_of:
-            return RevisionState.ENDED
-        return RevisionState.CURRENT
+        return RevisionState.CURRENT if shown else RevisionState.ENDED
 
 
 def _aware(value: datetime, name: str) -> datetime:

@@ -35,19 +35,14 @@ WHERE r.claimId IS NOT NULL AND r.supersededAt IS NULL AND r.erasedAt IS NULL
 RETURN elementId(r) AS id
 """
 
-DUPLICATE_CURRENT_SLICES: LiteralString = """
+TWO_TOLD_FACTS_AT_ONE_START: LiteralString = """
 MATCH (c:Claim)
 WHERE c.type IN ['pref', 'goal', 'task', 'entity', 'case', 'pattern', 'fact']
   AND c.supersededAt IS NULL AND c.erasedAt IS NULL
-WITH c.spaceId AS space, c.key AS key, c.privacy AS privacy, collect(c) AS rows
-WHERE size(rows) > 1
-UNWIND rows AS a
-UNWIND rows AS b
-WITH a, b
-WHERE a.id < b.id
-  AND (a.validTo IS NULL OR b.validFrom IS NULL OR b.validFrom < a.validTo)
-  AND (b.validTo IS NULL OR a.validFrom IS NULL OR a.validFrom < b.validTo)
-RETURN a.id + ' overlaps ' + b.id AS id
+WITH c.spaceId AS space, c.key AS key, c.privacy AS privacy,
+     coalesce(toString(c.validFrom), 'open') AS start, collect(c.id) AS ids
+WHERE size(ids) > 1
+RETURN key + ' has ' + toString(size(ids)) + ' current told facts from ' + start AS id
 """
 
 EVIDENCE_LESS_PRIVATE_THAN_ITS_CLAIM: LiteralString = """
@@ -93,8 +88,8 @@ RULES: dict[str, LiteralString] = {
     "an active claim has unerased evidence in its own space": ACTIVE_CLAIMS_WITHOUT_EVIDENCE,
     "no relationship crosses spaces": CROSS_SPACE_LINKS,
     "a current relation has a current asserting claim": RELATIONS_WITHOUT_ASSERTING_CLAIM,
-    "an overwrite key's current rows at one tier do not overlap in valid time": (
-        DUPLICATE_CURRENT_SLICES
+    "a one-value key's tier line holds one current told fact per validFrom": (
+        TWO_TOLD_FACTS_AT_ONE_START
     ),
     "an erased entity or claim keeps no name, kind label or caption": (ERASED_WITH_DISPLAY_COPIES),
     "a meaning vector belongs to one unerased claim with text": MEANINGS_WITHOUT_THEIR_CLAIM,

@@ -4,6 +4,7 @@ need)."""
 from __future__ import annotations
 
 import json
+from datetime import datetime
 from typing import Any, LiteralString
 
 from neo4j.time import DateTime
@@ -26,7 +27,7 @@ from graph.domain.model import (
     Role,
 )
 from graph.domain.timeutil import to_native, to_native_or_none
-from graph.reads.visibility import visible
+from graph.reads.visibility import held_bounds, visible
 
 EVIDENCE_PROJECTION: LiteralString = """
 {kind: type(e), authority: e.authority, note: e.note, recordedAt: toString(e.recordedAt),
@@ -45,6 +46,17 @@ CLAIM_PROJECTION: LiteralString = """c {.id, .spaceId, .key, .revision, .type, .
 """What `claim_record` reads of a claim `c`, instants as strings: a read of claims hydrates no
 temporal value (the driver spends about 100 µs on each)."""
 
+SHOWN_CLAIM_PROJECTION: LiteralString = (
+    held_bounds("c")
+    + """
+RETURN c {.id, .spaceId, .key, .revision, .type, .subjectId, .predicate, .objectId, .valueJson,
+  .text, .status, .confidence, .importance, .privacy, .pinned, .reason, .actor,
+  validFrom: toString(cHeldFrom), validTo: toString(cHeldTo),
+  recordedAt: toString(c.recordedAt), supersededAt: toString(c.supersededAt)}"""
+)
+"""`RETURN` of a claim `c` shown in a view (`holds`), its valid interval the part of its told one
+it is shown on around `asOf` (`held_bounds`); the caller names it (`… AS claim`)."""
+
 CLAIM_WITH_VISIBLE_EVIDENCE: LiteralString = (
     """
 OPTIONAL MATCH (c)-[e:SUPPORTED_BY|CONTRADICTED_BY|CORRECTED_BY]->(t)
@@ -62,6 +74,25 @@ RETURN """
 """
 )
 """Follows a match of claim `c`: the claim and the evidence of it visible in the view."""
+
+SHOWN_CLAIM_WITH_VISIBLE_EVIDENCE: LiteralString = (
+    """
+OPTIONAL MATCH (c)-[e:SUPPORTED_BY|CONTRADICTED_BY|CORRECTED_BY]->(t)
+WHERE """
+    + visible("e")
+    + " AND "
+    + visible("t")
+    + """
+WITH c, collect(CASE WHEN t IS NULL THEN NULL ELSE """
+    + EVIDENCE_PROJECTION
+    + """ END) AS evidence
+"""
+    + SHOWN_CLAIM_PROJECTION
+    + """ AS claim, evidence
+"""
+)
+"""`CLAIM_WITH_VISIBLE_EVIDENCE` for a claim `c` shown in the view (`holds`): its interval the
+part it is shown on."""
 
 
 def native_props(props: dict[str, Any]) -> dict[str, Any]:
@@ -84,7 +115,21 @@ def evidence_link(row: dict[str, Any]) -> EvidenceLink:
     )
 
 
-def claim_record(props: dict[str, Any], evidence: list[dict[str, Any]] | None = None) -> Claim:
+def claim_record(
+    props: dict[str, Any],
+    evidence: list[dict[str, Any]] | None = None,
+    *,
+    known_at: datetime | None,
+) -> Claim:
+    """A claim revision as a view at `known_at` shows it — one status per view: a revision
+    superseded by then is `SUPERSEDED` (and one superseded later shows as it was then, not
+    superseded); `known_at` None: as the database holds it now (a command's answer)."""
+    superseded_at = to_native_or_none(props.get("supersededAt"))
+    if superseded_at is not None and known_at is not None and superseded_at > known_at:
+        superseded_at = None
+    status = ClaimStatus(props["status"])
+    if superseded_at is not None:
+        status = ClaimStatus.SUPERSEDED
     links = sorted(
         (evidence_link(row) for row in evidence or [] if row),
         key=lambda link: (
@@ -104,7 +149,7 @@ def claim_record(props: dict[str, Any], evidence: list[dict[str, Any]] | None = 
         object_id=props.get("objectId"),
         value=json.loads(props["valueJson"]) if props.get("valueJson") is not None else None,
         text=props.get("text") or "",
-        status=ClaimStatus(props["status"]),
+        status=status,
         confidence=float(props["confidence"]),
         importance=float(props["importance"]),
         privacy=Privacy(int(props["privacy"])),
@@ -114,7 +159,7 @@ def claim_record(props: dict[str, Any], evidence: list[dict[str, Any]] | None = 
         valid_from=to_native_or_none(props.get("validFrom")),
         valid_to=to_native_or_none(props.get("validTo")),
         recorded_at=to_native(props["recordedAt"]),
-        superseded_at=to_native_or_none(props.get("supersededAt")),
+        superseded_at=superseded_at,
         evidence=tuple(links),
     )
 
