@@ -14,9 +14,10 @@ While it serves, a background worker fills in the claims' meaning vectors from t
 outbox (`ENGRAM_EMBED_INTERVAL`, 0 = off).
 
 A request passes, outermost first: the timeout and access log (and 503 when Neo4j is
-unavailable), the body cap (413), the in-flight limit on /graphql (503 + Retry-After), the
-API-key check (401), then the route — so nothing reaches Neo4j before it is known to be small,
-admitted and authenticated, and every step counts against `ENGRAM_REQUEST_TIMEOUT`.
+unavailable), the body cap (413), one admission budget for /graphql and /mcp together (503 +
+Retry-After; a heavy read costs more of it), the API-key check (401), then the route — so
+nothing reaches Neo4j before it is known to be small, admitted and authenticated, and every
+step counts against `ENGRAM_REQUEST_TIMEOUT` (`api.guards`).
 """
 
 from __future__ import annotations
@@ -52,11 +53,10 @@ from api.graphql.error_types import neo4j_unavailable
 from api.graphql.request_body import PayloadRefused, check_body_is_an_object, decode_request_json
 from api.graphql.request_context import EngramContext
 from api.graphql.schema import build_schema
-from api.guards import BodyLimit, InFlightLimit
+from api.guards import Admission, BodyLimit, KeyCheck
 from graph.domain.actor import Actor
 from graph.domain.errors import SetupError
 from graph.memory import (
-    DEV_ACTOR,
     UNAVAILABLE,
     Memory,
     Neo4jTarget,
@@ -137,17 +137,6 @@ def browser_url(target: Neo4jTarget, origin: str) -> str:
     return f"{origin}/browser/?{query}"
 
 
-def _presented_key(scope: Scope) -> str | None:
-    headers: dict[str, str] = {
-        k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]
-    }
-    authorization = headers.get("authorization", "")
-    if authorization.lower().startswith("bearer "):
-        return authorization[7:].strip()
-    key: str | None = headers.get("x-api-key")
-    return key
-
-
 class EngramMiddleware:
     """The request timeout, 503 while Neo4j is unavailable, and the structured access log.
 
@@ -203,40 +192,6 @@ class EngramMiddleware:
                     }
                 )
             )
-
-
-class Authentication:
-    """Who asks on /graphql and /mcp: the API key's principal, or 401. Inside the in-flight
-    limit, so a flood of keyed requests waits for a turn before it costs Neo4j a key lookup."""
-
-    def __init__(self, app: ASGIApp, settings: Settings) -> None:
-        self.app = app
-        self.settings = settings
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or not scope["path"].startswith(("/graphql", "/mcp")):
-            await self.app(scope, receive, send)
-            return
-        principal = await self._principal(scope)
-        if principal is None:
-            response = JSONResponse(
-                {"error": "an API key is needed (Authorization: Bearer egk_…)"},
-                status_code=401,
-                headers={"WWW-Authenticate": 'Bearer realm="engram"'},
-            )
-            await response(scope, receive, send)
-            return
-        scope.setdefault("state", {})["principal"] = principal
-        await self.app(scope, receive, send)
-
-    async def _principal(self, scope: Scope) -> Actor | None:
-        if self.settings.dev:
-            return DEV_ACTOR
-        presented = _presented_key(scope)
-        if not presented:
-            return None
-        memory: Memory = scope["app"].state.memory
-        return await memory.authenticate(presented)
 
 
 def create_app(
@@ -330,10 +285,8 @@ def create_app(
         middleware=[  # outermost first; the order is the point (see the module's docstring)
             Middleware(EngramMiddleware, settings=settings),
             Middleware(BodyLimit, max_bytes=settings.max_body_bytes),
-            Middleware(
-                InFlightLimit, max_in_flight=settings.max_in_flight, wait=settings.in_flight_wait
-            ),
-            Middleware(Authentication, settings=settings),
+            Middleware(Admission, budget=settings.max_in_flight, wait=settings.in_flight_wait),
+            Middleware(KeyCheck, settings=settings),
         ],
     )
     app.state.settings = settings

@@ -23,11 +23,10 @@ from typing import Any, TypeVar, Unpack
 
 from pydantic import BaseModel
 
-from graph.commands import apikeys, artifacts, correct, episodes, merge, predicate_rules, spaces
+from graph.commands import apikeys, artifacts, correct, episodes, merge, spaces
 from graph.commands import remember as remembering
 from graph.commands.spaces import Space
 from graph.domain.actor import Actor
-from graph.domain.cardinality import Cardinality
 from graph.domain.errors import ValidationFailed
 from graph.domain.inputs import parse
 from graph.domain.model import (
@@ -49,6 +48,8 @@ from graph.domain.read_records import (
     Direction,
     Explanation,
     Hit,
+    MessageHit,
+    MessageOptions,
     Neighbourhood,
     Timeline,
 )
@@ -61,6 +62,7 @@ from graph.jobs.retention import parse_policies
 from graph.meaning.embeddings import Embedder
 from graph.memory_admin import MemoryAdmin, Readiness
 from graph.reads import browser_guide, changes, listing, resources, search, snapshot, traverse
+from graph.reads.messages import messages as recall
 from graph.reads.visibility import View
 from graph.store.db import UNAVAILABLE, Graph, Neo4jTarget, connect, query_count, resolve_target
 from graph.store.local import webjars
@@ -280,6 +282,10 @@ class Memory(MemoryAdmin):
     ) -> list[Hit]:
         return await search.search(self.graph, view, query, self.embedder, **options)
 
+    async def messages(self, view: View, **options: Unpack[MessageOptions]) -> list[MessageHit]:
+        """What was said: messages by words and meaning, in a window, by role or episode."""
+        return await recall(self.graph, view, self.embedder, **options)
+
     async def export(self, view: View, export_format: ExportFormat) -> str:
         """The view as JSONL in the import format, or as a Markdown document to read."""
         return await exporting.export_space(self.graph, view, export_format)
@@ -313,19 +319,6 @@ class Memory(MemoryAdmin):
         item's invalid input names its place (`inputs[3].value.name`)."""
         actor.check_write(space)
         return await remembering.remember(self.graph, space, items, actor=actor, field=field)
-
-    async def declare_predicate(
-        self, actor: Actor, space: str, predicate: str, cardinality: Cardinality
-    ) -> predicate_rules.PredicateRule:
-        """Declare `predicate` ONE or MANY in `space` for the facts written from now on."""
-        actor.check_write(space)
-        return await predicate_rules.declare_predicate(
-            self.graph, space, predicate, cardinality, actor=actor
-        )
-
-    async def predicate_rules(self, view: View) -> list[predicate_rules.PredicateRule]:
-        """The space's declared rules and the defaults it did not override."""
-        return (await predicate_rules.predicate_rules(self.graph, view.space_id)).listing()
 
     async def correct(
         self, actor: Actor, space: str, change: correct.CorrectInput | Mapping[str, Any]

@@ -14,16 +14,19 @@ from typing import Any, LiteralString, Self
 
 from neo4j.exceptions import Neo4jError
 
-from graph.commands import apikeys, holds, spaces
+from graph.commands import apikeys, predicate_rules, spaces
 from graph.domain.actor import Actor, Grant
+from graph.domain.cardinality import Cardinality
 from graph.domain.inputs import parse
 from graph.domain.model import MemoryType
+from graph.erasure import holds
 from graph.erasure.purge_outbox import purge_blobs, purge_spaces
 from graph.jobs import backup as backups
 from graph.jobs import importer, retention
 from graph.jobs import restore as restores
 from graph.meaning.embeddings import Embedder, count_pending, embed_pending
 from graph.meaning.space_indexes import drop_index
+from graph.reads.visibility import View
 from graph.store import migrate as migrations
 from graph.store.db import Graph
 from graph.store.neomodel_bridge import (
@@ -71,6 +74,24 @@ class MemoryAdmin:
         self.graph = graph
         self.settings = settings
         self.embedder = embedder or Embedder()
+
+    async def declare_predicate(
+        self, actor: Actor, space: str, predicate: str, cardinality: Cardinality
+    ) -> predicate_rules.PredicateRule:
+        """Declare `predicate` ONE or MANY in `space` for the facts written from now on."""
+        [rule] = await self.declare_predicates(actor, space, [(predicate, cardinality)])
+        return rule
+
+    async def declare_predicates(
+        self, actor: Actor, space: str, rules: Sequence[tuple[str, Cardinality]]
+    ) -> list[predicate_rules.PredicateRule]:
+        """Declare several predicates' rules in one transaction (all or none)."""
+        actor.check_write(space)
+        return await predicate_rules.declare_predicates(self.graph, space, rules, actor=actor)
+
+    async def predicate_rules(self, view: View) -> list[predicate_rules.PredicateRule]:
+        """The space's declared rules and the defaults it did not override."""
+        return (await predicate_rules.predicate_rules(self.graph, view.space_id)).listing()
 
     async def close(self) -> None:
         """Hand the driver back from neomodel and close it."""

@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from graph.commands.predicate_rules import declare_predicate
+from graph.commands.predicate_rules import declare_predicates
 from graph.domain.cardinality import Cardinality
 from graph.domain.model import Claim
 from graph.store.db import Graph
@@ -40,7 +40,7 @@ class People:
 async def people_story(graph: Graph, space: str = "alice") -> People:
     story = await new_story(graph, space)
     # This space keeps jobs as facts of their own, each ended by a correction.
-    await declare_predicate(graph, space, "WORKS_AT", Cardinality.MANY, actor=story.actor)
+    await declare_predicates(graph, space, [("WORKS_AT", Cardinality.MANY)], actor=story.actor)
     ids: dict[str, str] = {}
     for key, name in [
         ("entity:person:alice", "Alice"),

@@ -14,7 +14,11 @@ import importlib
 import re
 from pathlib import Path
 
+import pytest
+
 import graph
+
+pytestmark = pytest.mark.fast
 
 ADMIN_LABELS = frozenset({"ApiKey", "Space", "LegalHold", "Migration"})
 
@@ -24,12 +28,12 @@ WRITERS: dict[str, set[str]] = {
     "Space": {
         "graph.commands.spaces",  # create
         "graph.erasure.engine",  # forget: the salt, closing the space
-        "graph.erasure.purge_outbox",  # after commit: its grants withdrawn
+        "graph.commands.apikeys",  # after a forget's commit: its grants withdrawn from the keys
         "graph.store.clock",  # every write: the space's recorded-time clock (clockNow)
         "graph.commands.predicate_rules",  # declarePredicate: the space's ONE/MANY lists
     },
     "LegalHold": {
-        "graph.commands.holds",  # set, release
+        "graph.erasure.holds",  # set, release
         "graph.erasure.purge_outbox",  # a forgotten space's sweep takes every node of it
     },
     "Migration": set(),  # neomodel's MigrationRecord; its constraint is ENSURE_LEDGER (schema)

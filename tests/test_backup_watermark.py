@@ -12,11 +12,11 @@ from typing import Any
 
 from bench.generate import generate
 from graph.commands.episodes import SealEpisodeInput, seal_episode
-from graph.commands.holds import HoldInput, release_legal_hold, set_legal_hold
 from graph.domain.actor import Actor, Grant
 from graph.domain.model import Privacy
 from graph.domain.timeutil import to_native
 from graph.erasure.forget import ForgetInput, forget
+from graph.erasure.holds import HoldInput, release_legal_hold, set_legal_hold
 from graph.erasure.selectors import Selector, SelectorKind
 from graph.jobs.backup import backup
 from graph.jobs.restore import restore

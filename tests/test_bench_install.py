@@ -11,6 +11,10 @@ import tomllib
 from importlib import metadata
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.fast
+
 ROOT = Path(__file__).resolve().parent.parent
 OWN = {"graph", "api", "bench", "migrations"}
 

@@ -163,6 +163,10 @@ def test_keys_list_prints_grants_verbatim_and_says_when_there_are_none(
     empty = run_engram(env, "keys", "list")
     assert (empty.returncode, empty.stdout) == (0, "")
     assert "no API keys yet" in empty.stderr
+    unknown = run_engram(env, "keys", "create", "--space", "alice", "--name", "a7")
+    assert unknown.returncode == 2
+    assert "no space named alice" in unknown.stderr
+    assert run_engram(env, "spaces", "create", "alice").returncode == 0
     created = run_engram(
         env, "keys", "create", "--space", "alice", "--tier", "secret", "--write", "--name", "a7"
     )

@@ -7,7 +7,7 @@ from datetime import UTC, timedelta
 
 import pytest
 
-from graph.commands.predicate_rules import declare_predicate
+from graph.commands.predicate_rules import declare_predicates
 from graph.domain.cardinality import Cardinality
 from graph.domain.errors import RevisionConflict, ValidationFailed
 from graph.domain.model import Claim, ClaimStatus, EvidenceKind
@@ -23,7 +23,9 @@ WORKS_AT = "fact:person/alice:WORKS_AT:org/acme"
 async def story(graph: Graph) -> Story:
     story = await new_story(graph)
     # Jobs as facts of their own (a ONE WORKS_AT is in tests/test_cardinality.py).
-    await declare_predicate(graph, story.space, "WORKS_AT", Cardinality.MANY, actor=story.actor)
+    await declare_predicates(
+        graph, story.space, [("WORKS_AT", Cardinality.MANY)], actor=story.actor
+    )
     await story.entity("entity:person:alice", "Alice")
     await story.entity("entity:org:acme", "Acme Corp", aliases=["Acme"])
     return story

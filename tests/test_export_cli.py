@@ -73,7 +73,7 @@ async def test_engram_export_writes_markdown_to_stdout_and_jsonl_that_engram_imp
     shown = run_engram(env, "export", "--space", "alice", "--format", "markdown")
     assert shown.returncode == 0, shown.stderr
     assert shown.stdout.startswith("# Memory of alice\n")
-    assert "- Alice WORKS_AT Globex — valid from 2023-07-01\n" in shown.stdout
+    assert "- Alice works at Globex — valid from 2023-07-01\n" in shown.stdout
     assert "  > “alice WORKS_AT globex” — user_stated, 2023-07-01\n" in shown.stdout
     assert "KNOWS" not in shown.stdout, "a retracted claim is not current"
     saved = tmp_path / "alice.jsonl"

@@ -8,12 +8,12 @@ import pytest
 
 from graph.commands.artifacts import ArtifactInput, add_artifact
 from graph.commands.evidence import EvidenceRef
-from graph.commands.holds import HoldInput, release_legal_hold, set_legal_hold
 from graph.commands.remember import RememberInput, remember
 from graph.domain.actor import Actor
 from graph.domain.errors import Forgotten, LegalHold, NotFound
 from graph.domain.model import ClaimStatus
 from graph.erasure.forget import ForgetInput, forget
+from graph.erasure.holds import HoldInput, release_legal_hold, set_legal_hold
 from graph.erasure.selectors import Selector, SelectorKind
 from graph.meaning.embeddings import Embedder
 from graph.reads.resources import claim_history, claims_by_key, get_entity

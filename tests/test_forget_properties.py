@@ -19,11 +19,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from graph.commands.holds import HoldInput, set_legal_hold
 from graph.domain.actor import Actor
 from graph.domain.model import ClaimStatus, MemoryType
 from graph.domain.timeutil import utc_now
 from graph.erasure.forget import ForgetInput, forget
+from graph.erasure.holds import HoldInput, set_legal_hold
 from graph.erasure.selectors import Selector, SelectorKind
 from graph.jobs.retention import Policy, run_retention
 from graph.reads.resources import claims_by_key

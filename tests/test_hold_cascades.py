@@ -9,13 +9,13 @@ from typing import Any
 import pytest
 
 from graph.commands.artifacts import ArtifactInput, add_artifact
-from graph.commands.holds import HoldInput, set_legal_hold
 from graph.commands.remember import RememberInput, remember
 from graph.domain.actor import Actor, Grant
 from graph.domain.errors import LegalHold
 from graph.domain.inputs import parse
 from graph.domain.model import Privacy
 from graph.erasure.forget import ForgetInput, forget
+from graph.erasure.holds import HoldInput, set_legal_hold
 from graph.erasure.selectors import Selector, SelectorKind
 from graph.store.db import Graph
 from graph.store.settings import Settings

@@ -10,6 +10,10 @@ import ast
 from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.fast
+
 ROOT = Path(__file__).resolve().parent.parent
 MAX_LINES = 400
 
@@ -134,19 +138,51 @@ def _cycles(edges: dict[str, set[str]]) -> list[list[str]]:
     return found
 
 
-def test_no_module_of_graph_or_api_takes_part_in_an_import_cycle() -> None:
+def _module_edges() -> dict[str, set[str]]:
+    """Every import between modules of graph/ and api/ — at module level, inside functions and
+    under `if TYPE_CHECKING` alike: a loop any of them closes is a loop."""
     known = {**_modules("graph"), **_modules("api")}
-    edges = {
+    return {
         module: {
             target
-            for name in _imports(module, path, top_level_only=True)
+            for name in _imports(module, path, top_level_only=False)
             if (target := _internal(name, known)) is not None
             and target != module
             and not module.startswith(f"{target}.")  # a package's own __init__ is not a cycle
         }
         for module, path in known.items()
     }
+
+
+def _floors() -> dict[str, set[str]]:
+    """The packages of graph/ and api/ (`graph.reads`, `api.graphql`, …) and those each imports."""
+    edges: dict[str, set[str]] = {}
+    for module, targets in _module_edges().items():
+        floor = ".".join(module.split(".")[:2])
+        edges.setdefault(floor, set())
+        edges[floor] |= {".".join(t.split(".")[:2]) for t in targets} - {floor}
+    return edges
+
+
+def test_no_module_of_graph_or_api_takes_part_in_an_import_cycle() -> None:
+    assert _cycles(_module_edges()) == []
+
+
+def test_the_packages_stack_in_floors_no_import_goes_back_down_a_floor() -> None:
+    """The packages' imports form no loop, so they stack in an order derived here, not kept by
+    hand: each package imports only packages on floors below it."""
+    edges = _floors()
     assert _cycles(edges) == []
+    floors: list[set[str]] = []
+    placed: set[str] = set()
+    while len(placed) < len(edges):
+        floor = {p for p, below in edges.items() if p not in placed and below <= placed}
+        floors.append(floor)
+        placed |= floor
+    assert "graph.domain" in floors[0], "the domain imports no other package"
+    door = next(i for i, floor in enumerate(floors) if "graph.memory" in floor)
+    graph_floors = [i for i, floor in enumerate(floors) for p in floor if p.startswith("graph.")]
+    assert max(graph_floors) == door, "the memory door stands on every other package of graph/"
 
 
 def test_the_cycle_finder_finds_a_cycle() -> None:

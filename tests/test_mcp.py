@@ -27,7 +27,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 from mcp.types import TextContent
 
-from graph.commands.apikeys import create_key
+from graph.commands.apikeys import create_key, revoke_key
 from graph.commands.spaces import create_space
 from graph.domain.actor import Actor, Grant
 from graph.domain.model import Privacy
@@ -44,6 +44,7 @@ TOOLS = [
     "explain_relation",
     "forget",
     "history",
+    "messages",
     "recall",
     "related",
     "remember",
@@ -61,6 +62,8 @@ class Keys:
     """Reads and writes space `alice` up to normal."""
     outsider: str
     """Reads and writes only space `elsewhere`."""
+    revoked: str
+    """A key that was revoked."""
 
 
 @pytest.fixture
@@ -71,7 +74,9 @@ async def keys(graph: Graph) -> Keys:
     owner = await create_key("owner", [Grant("alice", Privacy.SECRET, write=True)])
     agent = await create_key("agent", [Grant("alice", Privacy.NORMAL, write=True)])
     outsider = await create_key("outsider", [Grant("elsewhere", Privacy.SECRET, write=True)])
-    return Keys(owner.secret, agent.secret, outsider.secret)
+    revoked = await create_key("revoked", [Grant("alice", Privacy.SECRET, write=True)])
+    await revoke_key(revoked.key_id)
+    return Keys(owner.secret, agent.secret, outsider.secret, revoked.secret)
 
 
 @asynccontextmanager
@@ -126,9 +131,10 @@ async def test_the_tools_are_listed_with_their_required_arguments(
         "changes": ["space", "from", "to"],
         "context": ["space"],
         "correct": ["space", "kind", "reason"],
-        "explain_relation": ["space", "source", "target"],
-        "forget": ["space", "what", "reason"],
+        "explain_relation": ["space", "from", "to"],
+        "forget": ["space", "selector", "reason"],
         "history": ["space", "key"],
+        "messages": ["space"],
         "recall": ["space", "query"],
         "related": ["space", "entity"],
         "remember": ["space", "items"],
@@ -160,9 +166,9 @@ async def test_an_agent_remembers_recalls_walks_corrects_and_forgets_over_http(
             ],
         )
         assert [(c["key"], c["revision"], c["status"]) for c in people] == [
-            ("entity:person:alice", 1, "active"),
-            ("entity:org:acme", 1, "active"),
-            ("pref:ui:theme", 1, "active"),
+            ("entity:person:alice", 1, "ACTIVE"),
+            ("entity:org:acme", 1, "ACTIVE"),
+            ("pref:ui:theme", 1, "ACTIVE"),
         ]
         said_id = people[0]["evidence"][0]["observationId"]
         [job] = await call(
@@ -171,7 +177,7 @@ async def test_an_agent_remembers_recalls_walks_corrects_and_forgets_over_http(
             space="alice",
             items=[
                 {
-                    "type": "fact",
+                    "type": "FACT",
                     "subject": {"name": "Alice"},
                     "predicate": "WORKS_AT",
                     "object": {"key": "entity:org:acme"},
@@ -187,9 +193,9 @@ async def test_an_agent_remembers_recalls_walks_corrects_and_forgets_over_http(
             "object": "Acme (entity:org:acme)",
             "valid": [JOINED, None],
         }
-        assert quotes(job) == [("supported_by", SAID)]
+        assert quotes(job) == [("SUPPORTED_BY", SAID)]
 
-        [hit] = await call(session, "recall", space="alice", query="alice acme", types=["fact"])
+        [hit] = await call(session, "recall", space="alice", query="alice acme", types=["FACT"])
         assert (hit["key"], hit["subject"], hit["object"]) == (FACT, job["subject"], job["object"])
         assert hit["score"] > 0 and "text" in hit["foundBy"] and hit["state"] == "CURRENT"
 
@@ -203,8 +209,8 @@ async def test_an_agent_remembers_recalls_walks_corrects_and_forgets_over_http(
         near = await call(session, "related", space="alice", entity={"name": "Alice"})
         assert near == {
             "entities": [
-                {"name": "Alice", "key": "entity:person:alice", "kind": "person", "hops": 0},
-                {"name": "Acme", "key": "entity:org:acme", "kind": "org", "hops": 1},
+                {"name": "Alice", "key": "entity:person:alice", "kind": "PERSON", "hops": 0},
+                {"name": "Acme", "key": "entity:org:acme", "kind": "ORG", "hops": 1},
             ],
             "relations": [
                 {
@@ -221,26 +227,25 @@ async def test_an_agent_remembers_recalls_walks_corrects_and_forgets_over_http(
             session,
             "explain_relation",
             space="alice",
-            source={"key": "entity:org:acme"},
-            target={"name": "Alice"},
+            **{"from": {"key": "entity:org:acme"}, "to": {"name": "Alice"}},
         )
         [[step]] = why["paths"]
         assert {k: step[k] for k in ("from", "relation", "direction", "to", "valid", "claim")} == {
             "from": "Acme (entity:org:acme)",
             "relation": "WORKS_AT",
-            "direction": "backward",
+            "direction": "IN",
             "to": "Alice (entity:person:alice)",
             "valid": [JOINED, None],
-            "claim": {"key": FACT, "revision": 1, "status": "active", "confidence": 0.9},
+            "claim": {"key": FACT, "revision": 1, "status": "ACTIVE", "confidence": 0.9},
         }
-        assert quotes(step) == [("supported_by", SAID)]
+        assert quotes(step) == [("SUPPORTED_BY", SAID)]
 
         ended = await call(
             session,
             "correct",
             space="alice",
             kind="SUPERSEDE",
-            key=FACT,
+            claim_key=FACT,
             reason="she left",
             evidence_text="I left Acme in June 2024",
             valid_to="2024-06-30T00:00:00Z",
@@ -252,13 +257,13 @@ async def test_an_agent_remembers_recalls_walks_corrects_and_forgets_over_http(
             "she left",
         )
         assert quotes(ended) == [
-            ("supported_by", SAID),
-            ("corrected_by", "I left Acme in June 2024"),
+            ("SUPPORTED_BY", SAID),
+            ("CORRECTED_BY", "I left Acme in June 2024"),
         ]
         revisions = await call(session, "history", space="alice", key=FACT)
         assert [(c["revision"], c["status"], c["valid"]) for c in revisions] == [
-            (1, "superseded", [JOINED, None]),
-            (2, "active", [JOINED, "2024-06-30T00:00:00+00:00"]),
+            (1, "SUPERSEDED", [JOINED, None]),
+            (2, "ACTIVE", [JOINED, "2024-06-30T00:00:00+00:00"]),
         ]
         assert revisions[0]["recorded"][1] == revisions[1]["recorded"][0]
         past = await call(
@@ -266,7 +271,7 @@ async def test_an_agent_remembers_recalls_walks_corrects_and_forgets_over_http(
             "recall",
             space="alice",
             query="alice acme",
-            types=["fact"],
+            types=["FACT"],
             include_history=True,
         )
         assert sorted((h["revision"], h["state"]) for h in past) == [
@@ -275,13 +280,17 @@ async def test_an_agent_remembers_recalls_walks_corrects_and_forgets_over_http(
         ]
 
         receipt = await call(
-            session, "forget", space="alice", what="claim", key=FACT, reason="asked"
+            session,
+            "forget",
+            space="alice",
+            selector={"kind": "CLAIM", "key": FACT},
+            reason="asked",
         )
         assert (receipt["erased"]["claims"], receipt["wholeSpace"]) == (2, False)
         gone = await refused(session, "history", space="alice", key=FACT)
         assert gone.startswith(f"NOT_FOUND: no claim with key '{FACT}' known at ")
         assert (
-            await call(session, "recall", space="alice", query="alice acme", types=["fact"]) == []
+            await call(session, "recall", space="alice", query="alice acme", types=["FACT"]) == []
         )
 
 
@@ -316,25 +325,34 @@ async def test_replays_record_nothing_again_and_refusals_start_with_their_code(
             items=[{"key": "pref:ui:theme", "value": 1, "privacy": "top"}],
         )
         assert bad_tier == (
-            "VALIDATION: Input should be 'public', 'normal', 'private' or 'secret' "
-            "(field items.0.privacy)"
+            "VALIDATION: items[0].privacy: must be one of PUBLIC, NORMAL, PRIVATE, SECRET "
+            "(field items[0].privacy)"
         )
         naive = await refused(session, "context", space="alice", as_of="2024-01-01T00:00:00")
-        assert naive == "VALIDATION: Input should have timezone info (field as_of)"
+        assert naive == (
+            "VALIDATION: as_of: '2024-01-01T00:00:00' needs a UTC offset "
+            "(e.g. 2024-01-01T00:00:00+00:00) (field as_of)"
+        )
+        dated = await call(session, "context", space="alice", as_of="2024-01-01")
+        assert dated["space"] == "alice", "a bare date is its first instant, UTC"
         both = await refused(
             session, "related", space="alice", entity={"key": "entity:person:a", "name": "A"}
         )
         assert both == "VALIDATION: entity gives exactly one of key or name (field entity)"
         two = await refused(
-            session, "forget", space="alice", what="claim", id="x", key=FACT, reason="x"
+            session,
+            "forget",
+            space="alice",
+            selector={"kind": "CLAIM", "id": "x", "key": FACT},
+            reason="x",
         )
-        assert two == "VALIDATION: forgetting a claim takes exactly one of id, key (field id)"
+        assert two == "VALIDATION: selector: a CLAIM selector gives id or key (field selector)"
         elsewhere = await refused(session, "context", space="elsewhere")
         assert elsewhere == "FORBIDDEN: this key may not read space 'elsewhere' (field space)"
     async with over_http(server, keys.outsider) as session:
-        assert await refused(session, "forget", space="alice", what="space", reason="x") == (
-            "FORBIDDEN: this key may not write to space 'alice' (field space)"
-        )
+        assert await refused(
+            session, "forget", space="alice", selector={"kind": "SPACE"}, reason="x"
+        ) == ("FORBIDDEN: this key may not write to space 'alice' (field space)")
 
 
 async def test_mcp_without_a_valid_key_is_refused_with_401(
@@ -352,26 +370,30 @@ async def test_mcp_without_a_valid_key_is_refused_with_401(
         },
     }
     accept = {"Accept": "application/json, text/event-stream"}
-    for headers in ({}, {"Authorization": "Bearer egk_not-a-key"}):
-        answer = httpx.post(f"{server}/mcp", json=initialize, headers={**accept, **headers})
-        assert (answer.status_code, answer.json()) == (
-            401,
-            {"error": "an API key is needed (Authorization: Bearer egk_…)"},
-        )
-    statuses: list[int] = []
+    said = {
+        "": "UNAUTHENTICATED: an API key is needed (Authorization: Bearer egk_… or "
+        "X-API-Key: egk_…)",
+        "Bearer egk_not-a-key": "UNAUTHENTICATED: this key is not known or was revoked",
+        f"Bearer {keys.revoked}": "UNAUTHENTICATED: this key is not known or was revoked",
+    }
+    for presented, message in said.items():
+        headers = {**accept, **({"Authorization": presented} if presented else {})}
+        answer = httpx.post(f"{server}/mcp", json=initialize, headers=headers)
+        assert (answer.status_code, answer.json()["error"]["message"]) == (401, message)
+        statuses: list[int] = []
 
-    async def note(response: httpx2.Response) -> None:
-        statuses.append(response.status_code)
+        async def note(response: httpx2.Response, seen: list[int] = statuses) -> None:
+            seen.append(response.status_code)
 
-    with pytest.raises(ExceptionGroup) as failure:  # the SDK's task groups wrap its MCPError
-        async with (
-            httpx2.AsyncClient(event_hooks={"response": [note]}) as http,
-            streamable_http_client(f"{server}/mcp", http_client=http) as (read, write),
-            ClientSession(read, write) as session,
-        ):
-            await session.initialize()
-    assert failure.group_contains(MCPError, match="Server returned an error response")
-    assert statuses == [401]
+        with pytest.raises(ExceptionGroup) as failure:  # the SDK's task groups wrap its error
+            async with (
+                httpx2.AsyncClient(headers=headers, event_hooks={"response": [note]}) as http,
+                streamable_http_client(f"{server}/mcp", http_client=http) as (read, write),
+                ClientSession(read, write) as session,
+            ):
+                await session.initialize()
+        assert failure.group_contains(MCPError, match=f"^{re.escape(message)}$")
+        assert statuses == [401]
 
 
 async def test_a_normal_key_cannot_see_or_forget_a_secret_claim(
@@ -385,9 +407,9 @@ async def test_a_normal_key_cannot_see_or_forget_a_secret_claim(
             "remember",
             space="alice",
             evidence_text="My salary is 100k",
-            items=[{"key": secret, "value": {"value": "100k"}, "privacy": "secret"}],
+            items=[{"key": secret, "value": {"value": "100k"}, "privacy": "SECRET"}],
         )
-        assert (stored["key"], stored["privacy"]) == (secret, "secret")
+        assert (stored["key"], stored["privacy"]) == (secret, "SECRET")
     async with over_http(server, keys.agent) as session:
         hidden = await refused(session, "history", space="alice", key=secret)
         absent = await refused(session, "history", space="alice", key="pref:other:nothing")
@@ -396,7 +418,7 @@ async def test_a_normal_key_cannot_see_or_forget_a_secret_claim(
             timeless(hidden) == f"NOT_FOUND: no claim with key '{secret}' known at <t> (field key)"
         )
         not_forgotten = await refused(
-            session, "forget", space="alice", what="claim", key=secret, reason="x"
+            session, "forget", space="alice", selector={"kind": "CLAIM", "key": secret}, reason="x"
         )
         assert not_forgotten == (
             f"NOT_FOUND: no claim with key '{secret}' in this space (field selector.key)"
@@ -406,7 +428,7 @@ async def test_a_normal_key_cannot_see_or_forget_a_secret_claim(
             "correct",
             space="alice",
             kind="RETRACT",
-            key=secret,
+            claim_key=secret,
             reason="x",
             evidence=["y"],
         )
@@ -419,8 +441,8 @@ async def test_a_normal_key_cannot_see_or_forget_a_secret_claim(
         assert [c.text for c in snapshot.contents if hasattr(c, "text")] == [""]
     async with over_http(server, keys.owner) as session:
         [kept] = await call(session, "history", space="alice", key=secret)
-        assert (kept["status"], kept["value"]) == ("active", {"value": "100k"})
-        assert quotes(kept) == [("supported_by", "My salary is 100k")]
+        assert (kept["status"], kept["value"]) == ("ACTIVE", {"value": "100k"})
+        assert quotes(kept) == [("SUPPORTED_BY", "My salary is 100k")]
         snapshot = await session.read_resource("engram://alice/context")
         assert [c.text for c in snapshot.contents if hasattr(c, "text")] == [
             "Preference: other salary: 100k"
@@ -454,9 +476,9 @@ async def test_engram_mcp_over_stdio_acts_as_the_operator_or_as_the_key_given(
             "remember",
             space="alice",
             evidence_text="Keep it secret: I prefer tea",
-            items=[{"key": "pref:other:drink", "value": {"value": "tea"}, "privacy": "secret"}],
+            items=[{"key": "pref:other:drink", "value": {"value": "tea"}, "privacy": "SECRET"}],
         )
-        assert (stored["revision"], stored["privacy"]) == (1, "secret")
+        assert (stored["revision"], stored["privacy"]) == (1, "SECRET")
         assert (await call(session, "context", space="elsewhere"))["keys"] == []
     async with over_stdio(test_settings, neo4j_target, log, "--api-key", keys.agent) as session:
         hidden = await refused(session, "history", space="alice", key="pref:other:drink")

@@ -14,10 +14,10 @@ JOINED = "2023-03-01T00:00:00+00:00"
 
 def works_at(subject: dict[str, str]) -> dict[str, object]:
     return {
-        "type": "fact",
+        "type": "FACT",
         "subject": subject,
         "predicate": "WORKS_AT",
-        "object": {"name": "Acme Corp", "kind": "org"},
+        "object": {"name": "Acme Corp", "kind": "ORG"},
     }
 
 
@@ -34,8 +34,8 @@ async def test_one_remember_call_creates_entities_by_name_and_records_the_text_a
             evidence_text=SAID,
             observed_at=JOINED,
             items=[
-                works_at({"name": "Alice", "kind": "person"}),
-                {"type": "fact", "subject": {"name": "alice"}, "predicate": "AGE", "value": 34},
+                works_at({"name": "Alice", "kind": "PERSON"}),
+                {"type": "FACT", "subject": {"name": "alice"}, "predicate": "AGE", "value": 34},
             ],
         )
     assert {k: job[k] for k in ("key", "subject", "predicate", "object", "valid")} == {
@@ -46,7 +46,7 @@ async def test_one_remember_call_creates_entities_by_name_and_records_the_text_a
         "valid": [JOINED, None],
     }
     assert (age["key"], age["subject"]) == ("fact:person/alice:AGE", "Alice (entity:person:alice)")
-    assert quotes(job) == quotes(age) == [("supported_by", SAID)]
+    assert quotes(job) == quotes(age) == [("SUPPORTED_BY", SAID)]
     assert job["evidence"][0]["observationId"] == age["evidence"][0]["observationId"]
     assert await count(graph, "Observation") == 1
     assert await count(graph, "Entity") == 2
@@ -74,7 +74,7 @@ async def test_a_remember_refused_for_an_ambiguous_name_records_no_observation(
             "remember",
             space="alice",
             evidence_text=SAID,
-            items=[works_at({"name": "Bob", "kind": "person"}), works_at({"name": "alice"})],
+            items=[works_at({"name": "Bob", "kind": "PERSON"}), works_at({"name": "alice"})],
         )
     assert text == (
         "AMBIGUOUS_SUBJECT: name 'alice' names 2 entities (entity:person:alice-jones, "
@@ -82,3 +82,40 @@ async def test_a_remember_refused_for_an_ambiguous_name_records_no_observation(
     )
     assert (await count(graph, "Observation"), await count(graph, "Claim")) == before
     assert await count(graph, "Entity") == 2
+
+
+async def test_what_was_said_is_recalled_by_words_window_and_role_as_messages(
+    server: str,  # noqa: F811 - the imported fixture
+    keys: Keys,  # noqa: F811 - the imported fixture
+) -> None:
+    async with over_http(server, keys.agent) as session:
+        await call(
+            session,
+            "remember",
+            space="alice",
+            evidence_text=SAID,
+            observed_at=JOINED,
+            items=[works_at({"name": "Alice", "kind": "PERSON"})],
+        )
+        found = await call(session, "messages", space="alice", query="joined Acme")
+        window = await call(
+            session, "messages", space="alice", role="USER", **{"from": "2023-03", "to": "2023-04"}
+        )
+        elsewhere = await call(session, "messages", space="alice", role="ASSISTANT")
+        wrong = await refused(session, "messages", space="alice", role="CAT")
+        changed = await call(
+            session, "changes", space="alice", axis="VALID", **{"from": "2023-03", "to": "2023-04"}
+        )
+    [hit] = found
+    assert {k: hit[k] for k in ("content", "role", "observedAt")} == {
+        "content": SAID,
+        "role": "USER",
+        "observedAt": JOINED,
+    }
+    assert "words" in hit["sources"]
+    assert [(h["content"], h["sources"]) for h in window] == [(SAID, ["time"])]
+    assert elsewhere == []
+    assert wrong.startswith("VALIDATION: role: ")
+    assert [(c["kind"], c["claim"]["text"]) for c in changed["changes"]] == [
+        ("BEGAN", "Alice works at Acme Corp")
+    ]

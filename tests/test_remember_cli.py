@@ -3,10 +3,15 @@ same transaction: an object by name or a literal `--value`, never both, never ne
 
 from __future__ import annotations
 
+import re
+
 from graph.store.db import Graph, Neo4jTarget
 from graph.store.settings import Settings
 from tests.story import count, new_story
 from tests.test_cli import engram_env, run_engram
+
+ID = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+MINUTE = r"\d{4}-\d\d-\d\d \d\d:\d\d"
 
 
 async def test_remember_a_fact_by_names_and_a_literal_from_a_terminal(
@@ -29,11 +34,19 @@ async def test_remember_a_fact_by_names_and_a_literal_from_a_terminal(
         *said,
     )
     assert (job.returncode, job.stderr) == (0, "")
-    assert job.stdout == "remembered fact:person/alice:WORKS_AT (revision 1, active)\n"
+    assert re.fullmatch(
+        rf"remembered fact:person/alice:WORKS_AT \(revision 1, active, id {ID}\): "
+        rf"Alice works at Acme — valid from {MINUTE} UTC\n",
+        job.stdout,
+    ), job.stdout
 
     age = run_engram(env, "remember", "alice", "AGE", "--value", "34", *said)
     assert (age.returncode, age.stderr) == (0, "")
-    assert age.stdout == "remembered fact:person/alice:AGE (revision 1, active)\n"
+    assert re.fullmatch(
+        rf"remembered fact:person/alice:AGE \(revision 1, active, id {ID}\): "
+        rf"Alice age 34 — valid from {MINUTE} UTC\n",
+        age.stdout,
+    ), age.stdout
 
     assert await count(graph, "Observation") == 2
     rows = await graph.read(

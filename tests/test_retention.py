@@ -6,11 +6,11 @@ from datetime import timedelta
 
 import pytest
 
-from graph.commands.holds import HoldInput, set_legal_hold
 from graph.domain.actor import Actor
 from graph.domain.errors import NotFound
 from graph.domain.model import MemoryType
 from graph.domain.timeutil import utc_now
+from graph.erasure.holds import HoldInput, set_legal_hold
 from graph.erasure.selectors import Selector, SelectorKind
 from graph.jobs.retention import Policy, run_retention
 from graph.meaning.embeddings import Embedder

@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from graph.commands.episodes import ObservationInput, record_observation
-from graph.commands.predicate_rules import declare_predicate
+from graph.commands.predicate_rules import declare_predicates
 from graph.domain.cardinality import Cardinality
 from graph.domain.model import Claim, MemoryType, Privacy
 from graph.domain.read_records import RevisionState
@@ -56,7 +56,9 @@ async def works_at(story: Story, org: str, start: datetime) -> Claim:
 async def jobs(graph: Graph) -> Jobs:
     story = await new_story(graph)
     # Jobs as facts of their own, each ended by a correction.
-    await declare_predicate(graph, story.space, "WORKS_AT", Cardinality.MANY, actor=story.actor)
+    await declare_predicates(
+        graph, story.space, [("WORKS_AT", Cardinality.MANY)], actor=story.actor
+    )
     for key, name in [
         ("entity:person:alice", "Alice"),
         ("entity:org:acme", "Acme Corp"),

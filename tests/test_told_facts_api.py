@@ -91,6 +91,11 @@ async def client(
 
 
 def item(subject: str, telling: Telling) -> dict[str, Any]:
+    """A telling as an agent writes it; an open start as a fact with no `validFrom` whose
+    evidence was said long before every probe (it holds from the evidence's time)."""
+    said = {"text": f"{subject} works at {telling.value}"}
+    if telling.start is None:
+        said["observedAt"] = day(-1000)
     return {
         "type": "FACT",
         "subject": {"name": subject, "kind": "PERSON"},
@@ -99,7 +104,7 @@ def item(subject: str, telling: Telling) -> dict[str, Any]:
         "validFrom": None if telling.start is None else day(telling.start),
         "validTo": None if telling.end is None else day(telling.end),
         "privacy": TIER_NAMES[telling.tier],
-        "evidence": [{"text": f"{subject} works at {telling.value}"}],
+        "evidence": [said],
     }
 
 
@@ -139,7 +144,13 @@ async def shown(
         {"subject": subject, "asOf": day(when), "knownAt": known},
         headers=keys.headers(tier),
     )
-    assert "errors" not in answer, answer
+    if "errors" in answer:
+        # Before any fact at the reader's tier, the subject is no entity it may see.
+        [(code, field)] = {
+            (e["extensions"]["code"], e["extensions"]["field"]) for e in answer["errors"]
+        }
+        assert (code, field) == ("NOT_FOUND", "name"), answer
+        return None
     claims = [n["object"]["name"] for n in answer["data"]["claims"]["nodes"]]
     related = [r["to"]["name"] for r in answer["data"]["related"]["relations"]]
     assert len(claims) <= 1, f"two current values: {claims}"

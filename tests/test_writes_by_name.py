@@ -388,3 +388,32 @@ async def test_a_name_in_a_read_is_the_one_borne_in_the_view_else_one_ever_borne
     assert (await memory.find_entity(before, {"name": "Acme Global"})).name == "Acme Corp"
     with pytest.raises(NotFound):
         await memory.find_entity(before, {"name": "Acme Corp", "kind": "person"})
+
+
+async def test_names_fold_case_spaces_hyphens_and_underscores_and_a_folded_spelling_is_an_alias(
+    memory: Memory,
+) -> None:
+    pooh = {"name": "Winnie-the-Pooh", "kind": "other"}
+    [likes] = await memory.remember(AGENT, "alice", [fact(ALICE, "LIKES", pooh)])
+    spelled = {"name": "winnie  the_pooh", "kind": "other"}
+    [honey] = await memory.remember(
+        AGENT, "alice", [fact(spelled, "LIKES", {"name": "Honey", "kind": "other"})]
+    )
+    assert honey.key == "fact:other/winnie-the-pooh:LIKES:other/honey"
+    view = await memory.view(AGENT, "alice")
+    found = await memory.find_entity(view, {"name": "Winnie the Pooh"})
+    assert (found.key, found.name, found.aliases) == (
+        "entity:other:winnie-the-pooh",
+        "Winnie-the-Pooh",
+        ("winnie the_pooh",),
+    ), "one entity; the spelling the write used is its alias"
+    assert likes.object_id == found.id == honey.subject_id
+    for other in ("C", "C#", "C++"):
+        await memory.remember(
+            AGENT, "alice", [fact(ALICE, "KNOWS", {"name": other, "kind": "topic"})]
+        )
+    assert [k for k in await entity_keys(memory) if ":topic:" in k] == [
+        "entity:topic:c",
+        "entity:topic:c#",
+        "entity:topic:c++",
+    ], "other punctuation tells names apart"

@@ -15,13 +15,13 @@ from graph.commands.episodes import (
     open_episode,
     record_observation,
 )
-from graph.commands.holds import HoldInput, set_legal_hold
 from graph.commands.merge import MergeInput, merge_entities
 from graph.commands.remember import RememberInput, remember
 from graph.commands.spaces import create_space
 from graph.domain.actor import Actor
 from graph.domain.inputs import parse
 from graph.domain.model import Privacy
+from graph.erasure.holds import HoldInput, set_legal_hold
 from graph.erasure.selectors import Selector, SelectorKind
 from graph.store.db import Graph
 from graph.store.settings import Settings

@@ -6,32 +6,94 @@ model says what to send: entities by key or current name, times ISO-8601 with an
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from collections.abc import Callable
+from enum import Enum
+from typing import Annotated, Any, TypeVar
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
+from pydantic import AwareDatetime, BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema
 
 from graph.domain.cardinality import Cardinality
 from graph.domain.errors import ValidationFailed
-from graph.domain.model import EntityKind, MemoryType, Privacy
+from graph.domain.model import EntityKind, MemoryType, Privacy, Role
+from graph.domain.timeutil import parse_instant
 
 Space = Annotated[
     str, Field(description="The memory space (tenant) to work in, e.g. 'alice'.", min_length=1)
 ]
+E = TypeVar("E", bound=Enum)
+
+
+def named(enum: type[E]) -> Callable[[object], object]:
+    """A validator taking a member of `enum` by its UPPER_CASE name, as every face spells it
+    (GraphQL's enums, the client's, the CLI's); a lower-case spelling is taken too."""
+    names = [member.name for member in enum]
+
+    def parse(value: object) -> object:
+        if isinstance(value, enum):
+            return value
+        if isinstance(value, str) and value.upper() in names:
+            return enum[value.upper()]
+        raise ValueError(f"must be one of {', '.join(names)}")
+
+    return parse
+
+
+def names_of(enum: type[Enum], description: str) -> WithJsonSchema:
+    """The JSON schema of a by-name argument: its names, and what it means."""
+    names = [member.name for member in enum]
+    return WithJsonSchema({"type": "string", "enum": names, "description": description})
+
+
+def _instant(value: object) -> object:
+    return parse_instant(value) if isinstance(value, str) else value
+
+
+Instant = Annotated[AwareDatetime, BeforeValidator(_instant)]
+"""ISO-8601 with a UTC offset, or a bare YYYY-MM-DD or YYYY-MM (its first instant, UTC)."""
+
 AsOf = Annotated[
-    AwareDatetime | None,
+    Instant | None,
     Field(
-        description="Valid time: read the world as it was at this instant (ISO-8601 with offset, "
-        "e.g. 2024-01-01T00:00:00Z). Default now."
+        description="Valid time: read the world as it was at this instant (ISO-8601 with "
+        "offset, e.g. 2024-01-01T00:00:00Z, or a date 2024-01-01). Default now."
     ),
 ]
 KnownAt = Annotated[
-    AwareDatetime | None,
+    Instant | None,
     Field(
         description="Recorded time: read what Engram knew at this instant (ISO-8601 with "
-        "offset). Default now."
+        "offset, or a date). Default now."
     ),
 ]
-Tier = Literal["public", "normal", "private", "secret"]
+MemoryTypeArg = Annotated[
+    MemoryType,
+    BeforeValidator(named(MemoryType)),
+    names_of(MemoryType, "The memory type: FACT, PROFILE, PREF, GOAL, TASK, …"),
+]
+EntityKindArg = Annotated[
+    EntityKind,
+    BeforeValidator(named(EntityKind)),
+    names_of(EntityKind, "PERSON, ORG, PROJECT, REPO, FILE, URL, TOPIC or OTHER."),
+]
+PrivacyArg = Annotated[
+    Privacy,
+    BeforeValidator(named(Privacy)),
+    names_of(Privacy, "Who may read it: PUBLIC, NORMAL, PRIVATE or SECRET."),
+]
+CardinalityArg = Annotated[
+    Cardinality,
+    BeforeValidator(named(Cardinality)),
+    names_of(
+        Cardinality,
+        "A fact's rule: ONE (one current value per subject, e.g. WORKS_AT) or MANY (values "
+        "coexist, e.g. KNOWS). Default: the space's rule.",
+    ),
+]
+RoleArg = Annotated[
+    Role,
+    BeforeValidator(named(Role)),
+    names_of(Role, "Who said it: USER, ASSISTANT, TOOL, SYSTEM or DOCUMENT."),
+]
 
 
 class EntityArg(BaseModel):
@@ -48,9 +110,9 @@ class EntityArg(BaseModel):
     name: str | None = Field(
         default=None, description="The entity's current name or alias, e.g. 'Alice'."
     )
-    kind: EntityKind | None = Field(
+    kind: EntityKindArg | None = Field(
         default=None,
-        description="With a name: person, org, project, repo, file, url, topic or other. "
+        description="With a name: PERSON, ORG, PROJECT, REPO, FILE, URL, TOPIC or OTHER. "
         "In remember, an entity of that kind and name is created if none exists.",
     )
 
@@ -72,10 +134,10 @@ class MemoryItemArg(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    type: MemoryType | None = Field(
+    type: MemoryTypeArg | None = Field(
         default=None,
-        description="Memory type. 'fact' for subject–predicate–object; the others follow "
-        "from the key and may be left out.",
+        description="Memory type: FACT for subject–predicate–object; the others follow from "
+        "the key and may be left out.",
     )
     key: str | None = Field(
         default=None,
@@ -96,21 +158,19 @@ class MemoryItemArg(BaseModel):
         description='JSON value. An entity\'s is {"name": "Alice"}; a pref\'s e.g. '
         '{"value": "dark"}; a fact\'s literal object, e.g. 42.',
     )
-    cardinality: Cardinality | None = Field(
-        default=None,
-        description="A fact's rule: 'one' (one current value per subject, e.g. WORKS_AT: a new "
-        "value supersedes the old) or 'many' (values coexist, e.g. KNOWS). Default: the "
-        "space's rule.",
-    )
+    cardinality: CardinalityArg | None = Field(default=None)
     confidence: float = Field(default=0.9, ge=0.0, le=1.0, description="0–1.")
     importance: float = Field(default=0.5, ge=0.0, le=1.0, description="0–1.")
-    privacy: Tier = Field(default="normal", description="Who may read it: a key's tier or above.")
-    valid_from: AwareDatetime | None = Field(
+    privacy: PrivacyArg = Field(default=Privacy.NORMAL)
+    valid_from: Instant | None = Field(
         default=None,
-        description="When it became true (ISO-8601 with offset); default the evidence's time.",
+        description="When it became true (ISO-8601 with offset, or a date); default the "
+        "evidence's time (the name an entity is created with: from the open beginning).",
     )
-    valid_to: AwareDatetime | None = Field(
-        default=None, description="When it stopped being true (exclusive); default open."
+    valid_to: Instant | None = Field(
+        default=None,
+        description="When it stopped being true, exclusive (ISO-8601 with offset, or a date); "
+        "default open.",
     )
     evidence: list[str] = Field(
         default_factory=list,
@@ -131,7 +191,7 @@ class MemoryItemArg(BaseModel):
         data: dict[str, Any] = {
             "confidence": self.confidence,
             "importance": self.importance,
-            "privacy": Privacy[self.privacy.upper()],
+            "privacy": self.privacy,
             "evidence": evidence + ([inline] if inline else []),
         }
         for name in ("type", "key", "predicate", "value", "valid_from", "valid_to", "cardinality"):

@@ -10,8 +10,9 @@ from typing import Annotated, Any
 
 from mcp.server.mcpserver import Context
 from mcp.types import CallToolResult, TextContent
-from pydantic import AwareDatetime, Field
+from pydantic import Field
 
+from api.agent_mcp.mcp_arguments import Instant, RoleArg
 from api.agent_mcp.mcp_results import dumps
 from graph.domain.actor import Actor
 from graph.domain.errors import EngramError, ValidationFailed
@@ -72,9 +73,11 @@ EpisodeId = Annotated[
     ),
 ]
 ObservedAt = Annotated[
-    AwareDatetime | None,
-    Field(description="When evidence_text was said (ISO-8601 with offset); default now."),
+    Instant | None,
+    Field(
+        description="When evidence_text was said (ISO-8601 with offset, or a date); default now."
+    ),
 ]
 SpeakerRole = Annotated[
-    Role, Field(description="Who said evidence_text: user, assistant, tool, system, document.")
+    RoleArg, Field(description="Who said evidence_text: USER, ASSISTANT, TOOL, SYSTEM, DOCUMENT.")
 ]

@@ -1,14 +1,15 @@
-"""The MCP tools that change what is believed: `correct` and `forget` (see `mcp_tools`)."""
+"""The MCP tools that change what is believed: `correct` and `forget` (see `mcp_tools`), in
+GraphQL's words: `claim_key`/`claim_id`, `kind`, a `selector` like GraphQL's `SelectorInput`."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.types import CallToolResult
-from pydantic import AwareDatetime, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
-from api.agent_mcp.mcp_arguments import EntityArg, Space
+from api.agent_mcp.mcp_arguments import EntityArg, Instant, PrivacyArg, Space, named, names_of
 from api.agent_mcp.mcp_calls import (
     Caller,
     EpisodeId,
@@ -19,12 +20,40 @@ from api.agent_mcp.mcp_calls import (
     inline_evidence,
 )
 from api.agent_mcp.mcp_results import claims_json
-from graph.domain.errors import ValidationFailed
-from graph.domain.model import CorrectionKind, Role
+from graph.domain.model import CorrectionKind, Role, SelectorKind
 
-ForgetWhat = Literal[
-    "claim", "observation", "episode", "artifact", "entity", "subject_predicate", "space"
+SelectorKindArg = Annotated[
+    SelectorKind,
+    BeforeValidator(named(SelectorKind)),
+    names_of(
+        SelectorKind,
+        "CLAIM (by id: that told fact; by key: every told fact of the key), OBSERVATION, "
+        "EPISODE or ARTIFACT (by id), ENTITY (by id, key or name), SUBJECT_PREDICATE (subject "
+        "and predicate: every such claim), SPACE (the whole space).",
+    ),
 ]
+
+
+class SelectorArg(BaseModel):
+    """What to forget, as GraphQL's `SelectorInput`: a kind and what names the resource."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: SelectorKindArg
+    id: str | None = Field(default=None, description="The resource's id.")
+    key: str | None = Field(default=None, description="A claim's or an entity's key.")
+    name: str | None = Field(default=None, description="An entity's name.")
+    subject: EntityArg | None = Field(default=None, description="SUBJECT_PREDICATE's subject.")
+    predicate: str | None = Field(default=None, description="SUBJECT_PREDICATE's predicate.")
+
+    def data(self) -> dict[str, Any]:
+        given: dict[str, Any] = {"kind": self.kind}
+        given |= {k: v for k, v in (("id", self.id), ("key", self.key), ("name", self.name)) if v}
+        if self.subject is not None:
+            given["subject"] = self.subject.ref("selector.subject")
+        if self.predicate is not None:
+            given["predicate"] = self.predicate
+        return given
 
 
 def register_changes(server: MCPServer, caller: Caller) -> None:
@@ -42,7 +71,9 @@ def register_changes(server: MCPServer, caller: Caller) -> None:
             ),
         ],
         reason: Annotated[str, Field(min_length=1, description="Why, in a sentence.")],
-        key: Annotated[str | None, Field(description="The claim's key (its current one).")] = None,
+        claim_key: Annotated[
+            str | None, Field(description="The claim's key (the told fact shown now).")
+        ] = None,
         claim_id: Annotated[str | None, Field(description="Or the revision's id.")] = None,
         evidence: Annotated[list[str], Field(description="Observation ids.")] = [],  # noqa: B006
         evidence_text: EvidenceText = None,
@@ -53,13 +84,16 @@ def register_changes(server: MCPServer, caller: Caller) -> None:
         object: Annotated[
             EntityArg | None, Field(description="SUPERSEDE: the new object entity.")
         ] = None,
-        valid_from: Annotated[
-            AwareDatetime | None, Field(description="SUPERSEDE: new start (ISO-8601).")
-        ] = None,
+        valid_from: Annotated[Instant | None, Field(description="SUPERSEDE: new start.")] = None,
         valid_to: Annotated[
-            AwareDatetime | None, Field(description="SUPERSEDE: new end, exclusive (ISO-8601).")
+            Instant | None, Field(description="SUPERSEDE: new end, exclusive.")
         ] = None,
         confidence: Annotated[float | None, Field(ge=0.0, le=1.0)] = None,
+        importance: Annotated[float | None, Field(ge=0.0, le=1.0)] = None,
+        privacy: Annotated[PrivacyArg | None, Field(description="SUPERSEDE: new tier.")] = None,
+        against_claim_id: Annotated[
+            str | None, Field(description="DISPUTE: the claim this one is disputed against.")
+        ] = None,
         expected_revision: Annotated[
             int | None, Field(ge=0, description="Refuse with REVISION_CONFLICT unless current.")
         ] = None,
@@ -67,14 +101,13 @@ def register_changes(server: MCPServer, caller: Caller) -> None:
             str | None, Field(description="A replay with the same key returns the first result.")
         ] = None,
     ) -> CallToolResult:
-        """Correct a claim, never in place: SUPERSEDE, RETRACT or DISPUTE, given by key or
-        claim_id, with evidence (observation ids and/or evidence_text). Answers the revision."""
+        """Correct a claim, never in place: SUPERSEDE, RETRACT or DISPUTE, given by claim_key
+        or claim_id, with evidence (observation ids and/or evidence_text). Answers the
+        revision."""
 
         async def work() -> Any:  # `object` is an argument here
             memory, actor = await caller(ctx)
             actor.check_write(space)
-            if (key is None) == (claim_id is None):
-                raise ValidationFailed("give exactly one of key or claim_id", field="key")
             inline = inline_evidence(evidence_text, episode_id, observed_at, role)
             cited: list[dict[str, Any]] = [{"observation_id": i} for i in evidence]
             change: dict[str, Any] = {
@@ -82,12 +115,16 @@ def register_changes(server: MCPServer, caller: Caller) -> None:
                 "reason": reason,
                 "evidence": cited + ([inline] if inline else []),
             }
-            change |= {"claim_key": key} if key is not None else {"claim_id": claim_id}
             optional = {
+                "claim_key": claim_key,
+                "claim_id": claim_id,
                 "value": value,
                 "valid_from": valid_from,
                 "valid_to": valid_to,
                 "confidence": confidence,
+                "importance": importance,
+                "privacy": privacy,
+                "against_claim_id": against_claim_id,
                 "expected_revision": expected_revision,
                 "idempotency_key": idempotency_key,
             }
@@ -105,48 +142,24 @@ def register_changes(server: MCPServer, caller: Caller) -> None:
     async def forget(
         ctx: Context,
         space: Space,
-        what: Annotated[
-            ForgetWhat,
-            Field(
-                description="claim (by key or id: every revision), observation, episode or "
-                "artifact (by id), entity (by key, name or id), subject_predicate (subject + "
-                "predicate: every such claim), space (the whole space)."
-            ),
-        ],
+        selector: Annotated[SelectorArg, Field(description="What to forget.")],
         reason: Annotated[str, Field(min_length=1, description="Why, in a sentence.")],
-        id: Annotated[str | None, Field(description="The resource's id.")] = None,
-        key: Annotated[str | None, Field(description="A claim's or an entity's key.")] = None,
-        name: Annotated[str | None, Field(description="An entity's current name.")] = None,
-        subject: Annotated[EntityArg | None, Field(description="subject_predicate's.")] = None,
-        predicate: Annotated[str | None, Field(description="subject_predicate's.")] = None,
+        idempotency_key: Annotated[
+            str | None, Field(description="A replay with the same key returns the first result.")
+        ] = None,
     ) -> CallToolResult:
         """Erase content for good: texts, values and evidence of what is selected, in every
-        revision; no read ever returns it again. Answers counts, never content."""
+        revision — and what existed only because of it (the messages only it cites, the
+        entities only it names); no read ever returns it again. Answers counts, never
+        content."""
 
         async def work() -> object:
             memory, actor = await caller(ctx)
             actor.check_write(space)
-            selector: dict[str, Any] = {"kind": what.upper()}
-            named = {k: v for k, v in (("id", id), ("key", key), ("name", name)) if v is not None}
-            if what == "space":
-                if named or subject is not None or predicate is not None:
-                    raise ValidationFailed("a space is forgotten by its name alone", field="what")
-            elif what == "subject_predicate":
-                if named or subject is None or predicate is None:
-                    raise ValidationFailed(
-                        "subject_predicate takes subject and predicate only", field="subject"
-                    )
-                view = await memory.view(actor, space)
-                found = await memory.find_entity(view, subject.ref("subject"))
-                selector |= {"subject": {"id": found.id}, "predicate": predicate}
-            else:
-                takes = {"claim": ("id", "key"), "entity": ("id", "key", "name")}.get(what, ("id",))
-                if len(named) != 1 or not named.keys() <= set(takes) or subject or predicate:
-                    raise ValidationFailed(
-                        f"forgetting a {what} takes exactly one of {', '.join(takes)}", field="id"
-                    )
-                selector |= named
-            done = await memory.forget(actor, space, {"selector": selector, "reason": reason})
+            request: dict[str, Any] = {"selector": selector.data(), "reason": reason}
+            if idempotency_key is not None:
+                request["idempotency_key"] = idempotency_key
+            done = await memory.forget(actor, space, request)
             return done.as_result()
 
         return await answer(work())

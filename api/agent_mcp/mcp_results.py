@@ -1,14 +1,14 @@
 """What the MCP tools answer: Engram's records as compact JSON a model reads at a glance.
 
     >>> await claims_json(memory, view, [claim])
-    [{"key": "fact:person/alice:WORKS_AT", "revision": 1, "status": "active",
+    [{"key": "fact:person/alice:WORKS_AT", "revision": 1, "status": "ACTIVE",
       "subject": "Alice (entity:person:alice)", "predicate": "WORKS_AT",
       "object": "Acme (entity:org:acme)", "valid": ["2023-03-01T00:00:00+00:00", null], …,
-      "evidence": [{"quote": "I work at Acme", "authority": "user_stated", …}]}]
+      "evidence": [{"quote": "I work at Acme", "authority": "USER_STATED", …}]}]
 
 Entities are shown as `Name (key)`, times as ISO-8601 in UTC, intervals as `[from, to]` with
-null for an open end, enums in the lower-case spelling the tools take. Names and evidence come
-through the same view as the claims, so nothing above the caller's tier shows.
+null for an open end, enums by their UPPER_CASE names as every face spells them. Names and
+evidence come through the same view as the claims, so nothing above the caller's tier shows.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from graph.domain.read_records import (
     ContextSnapshot,
     Explanation,
     Hit,
+    MessageHit,
     Neighbourhood,
     Relation,
 )
@@ -50,7 +51,7 @@ def entity_label(entity: Entity | None, entity_id: str | None) -> str | None:
 
 
 def evidence_json(link: EvidenceLink) -> JsonObject:
-    shown: JsonObject = {"kind": link.kind.value.lower(), "authority": link.authority.value}
+    shown: JsonObject = {"kind": link.kind.name, "authority": link.authority.name}
     if link.text is not None:
         shown["quote"] = link.text
     if link.locator is not None:
@@ -81,10 +82,11 @@ async def claims_json(memory: Memory, view: View, claims: Sequence[Claim]) -> li
     for claim, links in zip(claims, evidence, strict=True):
         item: JsonObject = {
             "key": claim.key,
+            "text": claim.text,
             "id": claim.id,
             "revision": claim.revision,
-            "type": claim.type.value,
-            "status": claim.status.value,
+            "type": claim.type.name,
+            "status": claim.status.name,
         }
         if claim.subject_id is not None:
             item["subject"] = entity_label(names.get(claim.subject_id), claim.subject_id)
@@ -98,7 +100,7 @@ async def claims_json(memory: Memory, view: View, claims: Sequence[Claim]) -> li
             "valid": [instant(claim.valid_from), instant(claim.valid_to)],
             "recorded": [instant(claim.recorded_at), instant(claim.superseded_at)],
             "confidence": claim.confidence,
-            "privacy": claim.privacy.name.lower(),
+            "privacy": claim.privacy.name,
         }
         if claim.reason:
             item["reason"] = claim.reason
@@ -117,6 +119,21 @@ async def hits_json(memory: Memory, view: View, hits: Sequence[Hit]) -> list[Jso
             **claim,
         }
         for hit, claim in zip(hits, claims, strict=True)
+    ]
+
+
+def messages_json(hits: Sequence[MessageHit]) -> list[JsonObject]:
+    return [
+        {
+            "score": round(hit.score, 4),
+            "sources": list(hit.sources),
+            "id": hit.observation.id,
+            "episodeId": hit.observation.episode_id,
+            "role": hit.observation.role.name,
+            "observedAt": instant(hit.observation.observed_at),
+            "content": hit.observation.content,
+        }
+        for hit in hits
     ]
 
 
@@ -144,7 +161,7 @@ def neighbourhood_json(found: Neighbourhood) -> JsonObject:
     names: dict[str, Entity | None] = {e.id: e for e in found.entities}
     return {
         "entities": [
-            {"name": e.name, "key": e.key, "kind": e.kind.value, "hops": found.distances[e.id]}
+            {"name": e.name, "key": e.key, "kind": e.kind.name, "hops": found.distances[e.id]}
             for e in found.entities
         ],
         "relations": [_relation_json(r, names) for r in found.relations],
@@ -162,7 +179,7 @@ def explanation_json(found: Explanation) -> JsonObject:
             shown: JsonObject = {
                 "from": entity_label(names.get(step.from_id), step.from_id),
                 "relation": step.relation.type,
-                "direction": "forward" if step.forward else "backward",
+                "direction": "OUT" if step.forward else "IN",
                 "to": entity_label(names.get(step.to_id), step.to_id),
                 "valid": [instant(step.relation.valid_from), instant(step.relation.valid_to)],
             }
@@ -170,7 +187,7 @@ def explanation_json(found: Explanation) -> JsonObject:
                 shown["claim"] = {
                     "key": step.claim.key,
                     "revision": step.claim.revision,
-                    "status": step.claim.status.value,
+                    "status": step.claim.status.name,
                     "confidence": step.claim.confidence,
                 }
             shown["evidence"] = [evidence_json(link) for link in supported_first(step.evidence)]

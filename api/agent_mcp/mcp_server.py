@@ -34,6 +34,7 @@ from api.agent_mcp.mcp_calls import Caller, refusal
 from api.agent_mcp.mcp_tools import register_tools
 from graph.domain.actor import Actor
 from graph.domain.errors import Forbidden, ValidationFailed
+from graph.domain.inputs import plain
 from graph.memory import Memory, Settings
 
 INSTRUCTIONS = """\
@@ -59,10 +60,14 @@ class EngramMCP(MCPServer[Any]):
             if isinstance(failure, UnexpectedToolError) or not isinstance(invalid, ValidationError):
                 raise
             first = invalid.errors()[0]
-            field = ".".join(str(part) for part in first["loc"])
+            field = "".join(
+                f"[{part}]" if isinstance(part, int) else f".{part}" for part in first["loc"]
+            ).lstrip(".")
             more = invalid.error_count() - 1
-            message = first["msg"] + (f" (and {more} more)" if more else "")
-            return refusal(ValidationFailed(message, field=field))
+            message = f"{field or 'arguments'}: {plain(first)}" + (
+                f" (and {more} more)" if more else ""
+            )
+            return refusal(ValidationFailed(message, field=field or None))
 
 
 def build_server(caller: Caller) -> EngramMCP:

@@ -1,6 +1,7 @@
 """Engram's MCP tools: each a thin call into `graph.memory.Memory` as the caller's `Actor`.
 
-    remember  recall  context  related  explain_relation  history  changes  correct  forget
+    remember  recall  messages  context  related  explain_relation  history  changes
+    correct  forget
 
 and the resource `engram://{space}/context` (the context snapshot). Answers are compact JSON
 text (`mcp_results`); an Engram error is a tool error whose text starts with its stable code
@@ -16,9 +17,18 @@ from typing import Annotated
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError
 from mcp.types import CallToolResult
-from pydantic import AwareDatetime, Field
+from pydantic import Field
 
-from api.agent_mcp.mcp_arguments import AsOf, EntityArg, KnownAt, MemoryItemArg, Space
+from api.agent_mcp.mcp_arguments import (
+    AsOf,
+    EntityArg,
+    Instant,
+    KnownAt,
+    MemoryItemArg,
+    MemoryTypeArg,
+    RoleArg,
+    Space,
+)
 from api.agent_mcp.mcp_calls import (
     Caller,
     EpisodeId,
@@ -34,11 +44,12 @@ from api.agent_mcp.mcp_results import (
     claims_json,
     explanation_json,
     hits_json,
+    messages_json,
     neighbourhood_json,
     snapshot_json,
 )
 from graph.domain.errors import EngramError
-from graph.domain.model import MemoryType, Role
+from graph.domain.model import Role
 from graph.domain.read_records import Axis, Direction
 from graph.memory import Memory, View
 
@@ -88,7 +99,8 @@ def register_tools(server: MCPServer, caller: Caller) -> None:
         space: Space,
         query: Annotated[str, Field(min_length=1, description="What to look for, in words.")],
         types: Annotated[
-            list[MemoryType] | None, Field(description="Only these memory types.")
+            list[MemoryTypeArg] | None,
+            Field(description="Only these memory types (FACT, PREF, …)."),
         ] = None,
         first: Annotated[int, Field(ge=1, le=50, description="How many hits at most.")] = 12,
         as_of: AsOf = None,
@@ -114,21 +126,72 @@ def register_tools(server: MCPServer, caller: Caller) -> None:
         return await answer(work())
 
     @server.tool(structured_output=False)
+    async def messages(
+        ctx: Context,
+        space: Space,
+        query: Annotated[
+            str | None,
+            Field(
+                min_length=1,
+                max_length=1000,
+                description="What was said, in words; omit for the window's newest messages.",
+            ),
+        ] = None,
+        from_: Annotated[
+            Instant | None,
+            Field(
+                validation_alias="from", description="Said at or after this (ISO-8601 or a date)."
+            ),
+        ] = None,
+        to: Annotated[Instant | None, Field(description="Said before this.")] = None,
+        role: Annotated[
+            RoleArg | None, Field(description="Only what USER, ASSISTANT, TOOL, … said.")
+        ] = None,
+        episode_id: Annotated[str | None, Field(description="Only this episode.")] = None,
+        first: Annotated[int, Field(ge=1, le=100, description="How many at most.")] = 20,
+        known_at: KnownAt = None,
+    ) -> CallToolResult:
+        """Recall what was said — the messages themselves, not the claims drawn from them —
+        by words and meaning, in a time window, by role or episode ("what did the user say
+        about the trip last week"). Each: content, role, when, episode, score."""
+
+        async def work() -> object:
+            memory, view = await reading(ctx, space, None, known_at)
+            found = await memory.messages(
+                view,
+                query=query,
+                start=from_,
+                end=to,
+                role=role,
+                episode_id=episode_id,
+                first=first,
+            )
+            return messages_json(found)
+
+        return await answer(work())
+
+    @server.tool(structured_output=False)
     async def context(
         ctx: Context,
         space: Space,
         budget_bytes: Annotated[
             int, Field(ge=256, le=65536, description="Size of the snapshot in bytes.")
         ] = 2048,
+        about: Annotated[
+            EntityArg | None, Field(description="The entity the conversation is about.")
+        ] = None,
         as_of: AsOf = None,
         known_at: KnownAt = None,
     ) -> CallToolResult:
-        """The core snapshot to keep in mind about a space: profile, preferences, active goals
-        and tasks, recent decisions — as text within budget_bytes, with the keys it drew on."""
+        """The core snapshot to keep in mind about a space: profile, its current facts (about's
+        first), preferences, active goals and tasks, recent decisions — as text within
+        budget_bytes, with the keys it drew on."""
 
         async def work() -> object:
             memory, view = await reading(ctx, space, as_of, known_at)
-            return snapshot_json(space, await memory.context(view, budget_bytes=budget_bytes))
+            subject = about.ref("about") if about is not None else None
+            snapshot = await memory.context(view, budget_bytes=budget_bytes, about=subject)
+            return snapshot_json(space, snapshot)
 
         return await answer(work())
 
@@ -167,8 +230,10 @@ def register_tools(server: MCPServer, caller: Caller) -> None:
     async def explain_relation(
         ctx: Context,
         space: Space,
-        source: Annotated[EntityArg, Field(description="Where the paths start.")],
-        target: Annotated[EntityArg, Field(description="Where the paths end.")],
+        from_: Annotated[
+            EntityArg, Field(validation_alias="from", description="Where the paths start.")
+        ],
+        to: Annotated[EntityArg, Field(description="Where the paths end.")],
         max_hops: Annotated[int, Field(ge=1, le=4, description="Longest path, 1–4.")] = 3,
         first: Annotated[int, Field(ge=1, le=20, description="Paths at most.")] = 5,
         as_of: AsOf = None,
@@ -180,7 +245,7 @@ def register_tools(server: MCPServer, caller: Caller) -> None:
         async def work() -> object:
             memory, view = await reading(ctx, space, as_of, known_at)
             found = await memory.explain_relation(
-                view, source.ref("source"), target.ref("target"), max_hops=max_hops, first=first
+                view, from_.ref("from"), to.ref("to"), max_hops=max_hops, first=first
             )
             return explanation_json(found)
 
@@ -207,10 +272,13 @@ def register_tools(server: MCPServer, caller: Caller) -> None:
         ctx: Context,
         space: Space,
         from_: Annotated[
-            AwareDatetime,
-            Field(alias="from", description="Where to start (ISO-8601 with offset), inclusive."),
+            Instant,
+            Field(
+                validation_alias="from",
+                description="Where to start, inclusive (ISO-8601 or a date).",
+            ),
         ],
-        to: Annotated[AwareDatetime, Field(description="Where to stop, exclusive.")],
+        to: Annotated[Instant, Field(description="Where to stop, exclusive (ISO-8601 or a date).")],
         axis: Annotated[
             Axis,
             Field(

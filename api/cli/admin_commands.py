@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from api.cli.console import Tier, err, out, with_memory
 from graph.domain.actor import Actor
-from graph.memory import LocalNeo4j, get_settings
+
+if TYPE_CHECKING:
+    from graph.memory import Memory
 
 neo4j_app = typer.Typer(help="The local Neo4j (used when NEO4J_URI is not set).")
 spaces_app = typer.Typer(help="Memory spaces.")
@@ -20,6 +22,8 @@ keys_app = typer.Typer(help="API keys: read or write on named spaces up to a pri
 @neo4j_app.command("start")
 def neo4j_start() -> None:
     """Start the local Neo4j (or report the running one) and print its Bolt URI."""
+    from graph.memory import LocalNeo4j, get_settings
+
     server = LocalNeo4j(get_settings())
     running = server.start()
     verb = "started" if running.started_here else "already running"
@@ -32,6 +36,8 @@ def neo4j_start() -> None:
 @neo4j_app.command("stop")
 def neo4j_stop() -> None:
     """Stop the local Neo4j cleanly."""
+    from graph.memory import LocalNeo4j, get_settings
+
     stopped = LocalNeo4j(get_settings()).stop()
     out.print("Neo4j stopped" if stopped else "Neo4j was not running")
 
@@ -41,6 +47,8 @@ def neo4j_status(
     as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
 ) -> None:
     """Say whether the local Neo4j runs; exit 3 when it does not."""
+    from graph.memory import LocalNeo4j, get_settings
+
     running = LocalNeo4j(get_settings()).status()
     if as_json:
         sys.stdout.write(json.dumps(running.state() if running else {"running": False}) + "\n")
@@ -86,7 +94,18 @@ def keys_create(
     from graph.domain.model import Privacy
 
     grants = [Grant(s, Privacy[tier.name], write=write, legal=legal) for s in space]
-    issued = with_memory(lambda memory: memory.create_key(name, grants))
+
+    async def issue(memory: Memory) -> Any:
+        known = {s.name for s in await memory.all_spaces()}
+        unknown = [s for s in space if s not in known]
+        if unknown:
+            raise typer.BadParameter(
+                f"no space named {', '.join(unknown)} (engram spaces create NAME)",
+                param_hint="--space",
+            )
+        return await memory.create_key(name, grants)
+
+    issued = with_memory(issue)
     sys.stdout.write(issued.secret + "\n")
     err.print(
         f"key {issued.key_id}: {'read+write' if write else 'read'} on {', '.join(space)} "

@@ -5,16 +5,19 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from datetime import UTC, datetime
+from datetime import datetime
 from enum import StrEnum
-from typing import Annotated, TypeVar
+from typing import TYPE_CHECKING, Annotated, TypeVar
 
 import typer
 from rich.console import Console
 
 from graph.domain.actor import Actor, Grant
 from graph.domain.model import Privacy
-from graph.memory import Memory, View
+from graph.domain.timeutil import parse_instant
+
+if TYPE_CHECKING:  # imported when a command runs: `--help` and `--version` stay quick
+    from graph.memory import Memory, View
 
 T = TypeVar("T")
 
@@ -24,6 +27,8 @@ err = Console(stderr=True, soft_wrap=True)
 
 def with_memory(work: Callable[[Memory], Awaitable[T]], *, embed_threads: int = 1) -> T:
     """Open the memory (starting the local Neo4j if needed), run `work`, close."""
+
+    from graph.memory import Memory
 
     async def main() -> T:
         async with await Memory.open(embed_threads=embed_threads) as memory:
@@ -55,17 +60,14 @@ ReadTier = Annotated[Tier, typer.Option(help="Read as a reader at this privacy t
 
 
 def instant(text: str | None, option: str) -> datetime | None:
-    """An ISO-8601 instant; a bare `YYYY-MM-DD` or `YYYY-MM`, or one without an offset, is
-    taken in UTC (a date or a month: its first instant)."""
+    """An instant given on the command line: ISO-8601 with an offset, or a bare `YYYY-MM-DD`
+    or `YYYY-MM` (its first instant, UTC)."""
     if text is None:
         return None
     try:
-        parsed = datetime.fromisoformat(f"{text}-01" if len(text) == 7 else text)
-    except ValueError:
-        raise typer.BadParameter(
-            f"not an ISO-8601 instant or date: {text!r}", param_hint=option
-        ) from None
-    return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC)
+        return parse_instant(text)
+    except ValueError as failure:
+        raise typer.BadParameter(str(failure), param_hint=option) from None
 
 
 async def reader_view(

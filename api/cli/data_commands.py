@@ -10,14 +10,16 @@ import json
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from api.cli.console import err, out, with_memory
 from graph.domain.actor import Actor
 from graph.domain.errors import SetupError
-from graph.memory import LocalNeo4j, Memory, check_archive, get_settings, parse_policies
+
+if TYPE_CHECKING:
+    from graph.memory import Memory
 
 
 @contextmanager
@@ -138,6 +140,8 @@ def restore_command(
 
     A damaged archive is refused before anything is started or created.
     """
+    from graph.memory import LocalNeo4j, Memory, check_archive, get_settings
+
     check_archive(file)
     settings = get_settings()
     if into.exists() and any(into.iterdir()):
@@ -187,6 +191,8 @@ def retention_command(
     space: Annotated[list[str] | None, typer.Option(help="Only these spaces (repeatable).")] = None,
 ) -> None:
     """Archive and purge per the retention policies (never pinned, open, committed or held)."""
+    from graph.memory import parse_policies
+
     if action != "run":
         raise typer.BadParameter("the only action is `run`")
     policies = parse_policies(policy.read_text()) if policy else None

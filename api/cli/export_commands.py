@@ -15,7 +15,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -30,9 +30,11 @@ from api.cli.console import (
     with_memory,
 )
 from graph.domain.model import Entity, EvidenceKind
-from graph.domain.read_records import Axis, Change, Changes, Explanation, Step
+from graph.domain.read_records import Axis, Change, Changes, Explanation, ExportFormat, Step
 from graph.domain.wording import interval, quote, supported_first, when
-from graph.memory import ExportFormat, Memory, View
+
+if TYPE_CHECKING:
+    from graph.memory import Memory, View
 
 
 def export_command(

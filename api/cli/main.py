@@ -22,7 +22,7 @@ import signal
 import sys
 from importlib import metadata
 from pathlib import Path
-from typing import Annotated, TypeVar
+from typing import TYPE_CHECKING, Annotated, TypeVar
 
 import typer
 
@@ -34,17 +34,9 @@ from api.cli.export_commands import COMMANDS as READING_COMMANDS
 from api.cli.mcp_command import COMMANDS as MCP_COMMANDS
 from api.cli.memory_commands import COMMANDS as MEMORY_COMMANDS
 from graph.domain.errors import EngramError, SetupError
-from graph.memory import (
-    LocalNeo4j,
-    Memory,
-    Migration,
-    Neo4jTarget,
-    Settings,
-    browser_guide,
-    get_settings,
-    resolve_target,
-    webjars,
-)
+
+if TYPE_CHECKING:  # imported when a command runs: `--help` and `--version` stay quick
+    from graph.memory import LocalNeo4j, Migration, Neo4jTarget, Settings, webjars
 
 T = TypeVar("T")
 
@@ -77,6 +69,8 @@ app.add_typer(keys_app, name="keys")
 
 
 async def _connect_and_migrate(settings: Settings, target: Neo4jTarget) -> list[Migration]:
+    from graph.memory import Memory
+
     async with await Memory.open(settings, target) as memory:
         return await memory.migrate()
 
@@ -96,6 +90,8 @@ def serve(
 
     Stopped by SIGTERM or SIGINT, it stops the local Neo4j it started (unless --keep-neo4j).
     """
+    from graph.memory import LocalNeo4j, get_settings, resolve_target
+
     settings = get_settings()
     overrides = {
         key: value
@@ -122,6 +118,7 @@ def _serve(settings: Settings, target: Neo4jTarget, local: LocalNeo4j) -> None:
     import uvicorn
 
     from api.app import browser_url, create_app
+    from graph.memory import browser_guide
 
     # Connect and migrate before uvicorn starts, so a bad NEO4J_* setting or a refused migration
     # ends here with one clear message (inside the lifespan it would be uvicorn's traceback).
@@ -167,6 +164,8 @@ def _serve(settings: Settings, target: Neo4jTarget, local: LocalNeo4j) -> None:
 def _graphiql(settings: Settings) -> webjars.GraphiQLAssets | None:
     """GraphiQL's assets in dev mode (fetched on first use); without Maven (as in the Docker
     image) dev mode goes on without GraphiQL and says why."""
+    from graph.memory import webjars
+
     if not settings.dev:
         return None
     try:

@@ -16,10 +16,8 @@ from typing import Annotated
 
 import typer
 
-from api.agent_mcp.mcp_server import serve_stdio
 from graph.domain.actor import Actor
 from graph.domain.errors import SetupError
-from graph.memory import Memory
 
 
 def mcp_command(
@@ -33,7 +31,10 @@ def mcp_command(
     ] = None,
 ) -> None:
     """Serve MCP over stdio (tools: remember, recall, context, related, explain_relation,
-    history, correct, forget; resource engram://{space}/context)."""
+    history, changes, correct, forget; resource engram://{space}/context)."""
+
+    from api.agent_mcp.mcp_server import serve_stdio
+    from graph.memory import Memory
 
     async def main() -> None:
         async with await Memory.open() as memory:

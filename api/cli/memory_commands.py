@@ -14,17 +14,29 @@ machine.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
-from datetime import UTC, datetime
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from api.cli.console import AsOf, KnownAt, ReadTier, Tier, out, reader_view, with_memory
+from api.cli.console import (
+    AsOf,
+    KnownAt,
+    ReadTier,
+    Tier,
+    instant,
+    out,
+    reader_view,
+    with_memory,
+)
 from graph.domain.actor import Actor
 from graph.domain.model import EntityKind, MemoryType, Privacy, Role, SelectorKind
 from graph.domain.read_records import DEFAULT_SEARCH_FIRST, Hit
-from graph.memory import Memory
+from graph.domain.wording import interval
+
+if TYPE_CHECKING:
+    from graph.memory import Memory
 
 
 def remember_command(
@@ -50,7 +62,8 @@ def remember_command(
     ] = None,
     role: Annotated[Role, typer.Option(case_sensitive=False, help="Who said it.")] = Role.USER,
     valid_from: Annotated[
-        datetime | None, typer.Option(help="When it became true (default: now).")
+        str | None,
+        typer.Option(help="When it became true (ISO-8601, or YYYY-MM-DD / YYYY-MM; default now)."),
     ] = None,
     privacy: Annotated[
         Tier, typer.Option(case_sensitive=False, help="Who may read it.")
@@ -74,12 +87,13 @@ def remember_command(
     else:
         item["value"] = _literal(value or "")
     if valid_from is not None:
-        item["valid_from"] = valid_from if valid_from.tzinfo else valid_from.replace(tzinfo=UTC)
+        item["valid_from"] = instant(valid_from, "--valid-from")
     [claim] = with_memory(
         lambda memory: memory.remember(Actor.operator("cli:remember"), space, [item])
     )
     out.print(
-        f"remembered {claim.key} (revision {claim.revision}, {claim.status.lower()})",
+        f"remembered {claim.key} (revision {claim.revision}, {claim.status.lower()}, "
+        f"id {claim.id}): {claim.text}{interval(claim)}",
         markup=False,
     )
 
@@ -135,23 +149,27 @@ def forget_command(
     reason: Annotated[str, typer.Option(help="Why (kept on the tombstone; never the content).")],
     space: Annotated[str, typer.Option(help="The memory space.")],
     claim: Annotated[
-        str | None, typer.Option(help="A claim id: every revision of its key.")
+        str | None,
+        typer.Option(help="A claim id (that told fact, every revision) or key (every told fact)."),
     ] = None,
     claim_key: Annotated[
-        str | None, typer.Option(help="A claim key: every revision of it.")
+        str | None, typer.Option(help="A claim key: every told fact of it, every revision.")
     ] = None,
     observation: Annotated[str | None, typer.Option(help="An observation id.")] = None,
     episode: Annotated[
         str | None, typer.Option(help="An episode id, with its observations.")
     ] = None,
     artifact: Annotated[str | None, typer.Option(help="An artifact id.")] = None,
-    entity: Annotated[str | None, typer.Option(help="An entity id, with what names it.")] = None,
+    entity: Annotated[
+        str | None,
+        typer.Option(help="An entity's id, key (entity:…) or name, with what names it."),
+    ] = None,
     whole_space: Annotated[
         bool, typer.Option(help="Everything in the space, and the space.")
     ] = False,
 ) -> None:
-    """Erase what one selector selects, in every revision; it never comes back (a tombstone
-    records that it happened, never what it was)."""
+    """Erase what one selector selects, in every revision, and what existed only because of it;
+    it never comes back (a tombstone records that it happened, never what it was)."""
     chosen: list[tuple[SelectorKind, str | None]] = [
         (kind, value)
         for kind, value in (
@@ -174,17 +192,39 @@ def forget_command(
     [(kind, selected)] = chosen
     selector: dict[str, Any] = {"kind": kind.value}
     if selected is not None:
-        selector["key" if selected == claim_key else "id"] = selected
+        selector[_named_by(kind, selected, selected == claim_key)] = selected
     request = {"selector": selector, "reason": reason}
     receipt = with_memory(
         lambda memory: memory.forget(Actor.operator("cli:forget"), space, request)
     )
+    if receipt.whole_space:
+        out.print(
+            f"forgot space {space}: every claim, observation, episode, artifact and entity in "
+            f"it, in every revision; tombstone {receipt.tombstone_id}",
+            markup=False,
+        )
+        return
     erased = ", ".join(f"{count} {what}" for what, count in receipt.erased.items() if count)
     out.print(
         f"forgot ({erased or 'nothing left to erase'}); {receipt.made_inactive} claims left "
         f"without evidence became inactive; tombstone {receipt.tombstone_id}",
         markup=False,
     )
+
+
+def _named_by(kind: SelectorKind, given: str, is_key: bool) -> str:
+    """What `given` names a resource by: a claim's key has `:`, an entity's key starts with
+    `entity:`, an entity named otherwise than by an id (a UUID) is named by its name."""
+    if kind is SelectorKind.CLAIM:
+        return "key" if is_key or ":" in given else "id"
+    if kind is SelectorKind.ENTITY:
+        if given.startswith("entity:"):
+            return "key"
+        return "id" if _UUID.fullmatch(given) else "name"
+    return "id"
+
+
+_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
 
 COMMANDS: dict[str, Callable[..., None]] = {

@@ -38,7 +38,7 @@ fragment RelationFields on Relation {
 
 SPACE_FIELDS = "id name description recordedAt"
 EPISODE_FIELDS = "id title kind status participants startedAt endedAt recordedAt"
-OBSERVATION_FIELDS = "id seq kind role content observedAt privacy recordedAt"
+OBSERVATION_FIELDS = "id episodeId seq kind role content observedAt privacy recordedAt"
 ERRORS = "errors { code message field }"
 
 CREATE_SPACE = f"""
@@ -193,8 +193,20 @@ query ClaimHistory($space: String!, $key: String!, $knownAt: DateTime) {
 
 ENTITY = (
     f"""
-query Entity($space: String!, $id: ID, $key: String, {VIEW_VARIABLES}) {{
-  entity(space: $space, id: $id, key: $key, {VIEW_ARGUMENTS}) {{ ...EntityFields }}
+query Entity($space: String!, $id: ID, $key: String, $name: String, $kind: EntityKind,
+             {VIEW_VARIABLES}) {{
+  entity(space: $space, id: $id, key: $key, name: $name, kind: $kind, {VIEW_ARGUMENTS}) {{
+    ...EntityFields
+  }}
 }}"""
     + ENTITY_FIELDS
 )
+
+MESSAGES = f"""
+query Messages($space: String!, $query: String, $from: DateTime, $to: DateTime, $role: Role,
+               $episode: ID, $first: Int!, {VIEW_VARIABLES}) {{
+  messages(space: $space, query: $query, from: $from, to: $to, role: $role, episode: $episode,
+           first: $first, {VIEW_ARGUMENTS}) {{
+    score sources observation {{ {OBSERVATION_FIELDS} }}
+  }}
+}}"""

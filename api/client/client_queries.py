@@ -9,7 +9,7 @@ from typing import Any
 
 from api.client import client_documents as docs
 from api.client.client_calls import Call, Data, present
-from api.client.client_enums import ClaimStatus, Direction, MemoryType
+from api.client.client_enums import ClaimStatus, Direction, EntityKind, MemoryType, Role
 from api.client.client_inputs import EntityRef, instant
 from api.client.client_records import (
     Claim,
@@ -17,6 +17,7 @@ from api.client.client_records import (
     ContextSnapshot,
     Entity,
     Explanation,
+    MessageHit,
     Related,
     SearchHit,
     Space,
@@ -54,6 +55,34 @@ def search(
         **_view(as_of, known_at),
     }
     return Call(docs.SEARCH, variables, lambda data: [SearchHit.of(h) for h in data["search"]])
+
+
+def messages(
+    space: str,
+    query: str | None = None,
+    *,
+    start: datetime | None = None,
+    end: datetime | None = None,
+    role: Role | None = None,
+    episode_id: str | None = None,
+    first: int = 20,
+    as_of: datetime | None = None,
+    known_at: datetime | None = None,
+) -> Call[list[MessageHit]]:
+    """What was said: the messages matching `query` by words, or by the meaning of claims drawn
+    from them, observed in `[start, end)`, by `role`, in an episode; newest first without a
+    query."""
+    variables = {
+        "space": space,
+        "query": query,
+        "from": instant(start),
+        "to": instant(end),
+        "role": role,
+        "episode": episode_id,
+        "first": first,
+        **_view(as_of, known_at),
+    }
+    return Call(docs.MESSAGES, variables, lambda data: [MessageHit.of(h) for h in data["messages"]])
 
 
 def related(
@@ -179,9 +208,19 @@ def entity(
     *,
     id: str | None = None,
     key: str | None = None,
+    name: str | None = None,
+    kind: EntityKind | None = None,
     as_of: datetime | None = None,
     known_at: datetime | None = None,
 ) -> Call[Entity | None]:
-    """One entity by id or key, named as of `as_of`; None when there is none."""
-    variables = {"space": space, "id": id, "key": key, **_view(as_of, known_at)}
+    """One entity by exactly one of id, key or name (with its kind, if several share it),
+    named as of `as_of`; None when there is none."""
+    variables = {
+        "space": space,
+        "id": id,
+        "key": key,
+        "name": name,
+        "kind": kind,
+        **_view(as_of, known_at),
+    }
     return Call(docs.ENTITY, variables, lambda data: Entity.maybe(data["entity"]))

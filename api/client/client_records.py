@@ -72,6 +72,7 @@ class Episode:
 @dataclass(frozen=True)
 class Observation:
     id: str
+    episode_id: str
     seq: int
     kind: ObservationKind
     role: Role
@@ -84,6 +85,7 @@ class Observation:
     def of(cls, d: Mapping[str, Any]) -> Observation:
         return cls(
             d["id"],
+            d["episodeId"],
             d["seq"],
             ObservationKind(d["kind"]),
             Role(d["role"]),
@@ -228,6 +230,20 @@ class SearchHit:
     @classmethod
     def of(cls, d: Mapping[str, Any]) -> SearchHit:
         return cls(Claim.of(d["claim"]), d["score"], list(d["sources"]), RevisionState(d["state"]))
+
+
+@dataclass(frozen=True)
+class MessageHit:
+    """A message `messages` recalled: what was said, and how it was found."""
+
+    observation: Observation
+    score: float
+    sources: list[str]
+    """The lists that found it: words, meaning, or time (a window without a query)."""
+
+    @classmethod
+    def of(cls, d: Mapping[str, Any]) -> MessageHit:
+        return cls(Observation.of(d["observation"]), d["score"], list(d["sources"]))
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,7 @@ async def export_memory(
     format_: Annotated[ExportFormat, strawberry.argument(name="format")] = ExportFormat.JSONL,
     as_of: datetime | None = None,
     known_at: datetime | None = None,
-) -> str:
+) -> str | None:
     try:
         view = await info.context.view(space, as_of, known_at)
         return await info.context.memory.export(view, format_)

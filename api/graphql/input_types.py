@@ -221,6 +221,12 @@ class SelectorInput:
     predicate: str | None = strawberry.UNSET
 
 
+@strawberry.input(description="A predicate's rule: ONE or MANY.")
+class PredicateRuleInput:
+    predicate: str
+    cardinality: Cardinality
+
+
 @strawberry.input
 class ClaimFilterInput:
     type: MemoryType | None = None

@@ -17,6 +17,7 @@ from api.graphql.input_types import (
     MergeInput,
     ObservationInput,
     OpenEpisodeInput,
+    PredicateRuleInput,
     RememberInput,
     SealEpisodeInput,
     SelectorInput,
@@ -35,6 +36,7 @@ from api.graphql.payloads import (
     ObservationPayload,
     PredicateRule,
     PredicateRulePayload,
+    PredicateRulesPayload,
     UnmergePayload,
 )
 from api.graphql.types import (
@@ -67,8 +69,8 @@ class Mutation:
         return CreateSpacePayload(space=Space.of(created))
 
     @mutation(
-        "Declare a predicate ONE (one current value per subject: a new value supersedes the "
-        "old from its validFrom, history kept) or MANY in a space, for facts written from now."
+        "Declare a predicate ONE (one value per subject at each instant: the fact told with the "
+        "latest validFrom shows) or MANY (values coexist) in a space, for facts written from now."
     )
     async def declare_predicate(
         self, info: EngramInfo, space: str, predicate: str, cardinality: Cardinality
@@ -77,6 +79,15 @@ class Mutation:
             info.context.actor, space, predicate, cardinality
         )
         return PredicateRulePayload(rule=PredicateRule.of(rule))
+
+    @mutation("Declare several predicates' rules at once (all or none), as declarePredicate.")
+    async def declare_predicates(
+        self, info: EngramInfo, space: str, rules: list[PredicateRuleInput]
+    ) -> PredicateRulesPayload:
+        declared = await info.context.memory.declare_predicates(
+            info.context.actor, space, [(r.predicate, r.cardinality) for r in rules]
+        )
+        return PredicateRulesPayload(rules=[PredicateRule.of(rule) for rule in declared])
 
     @mutation("Create or revise a claim with ≥ 1 evidence.")
     async def remember(self, info: EngramInfo, space: str, input: RememberInput) -> ClaimPayload:

@@ -36,6 +36,12 @@ class PredicateRulePayload:
 
 
 @strawberry.type
+class PredicateRulesPayload:
+    rules: list[PredicateRule] = strawberry.field(default_factory=list)
+    errors: list[UserError] = strawberry.field(default_factory=list)
+
+
+@strawberry.type
 class CreateSpacePayload:
     space: Space | None = None
     errors: list[UserError] = strawberry.field(default_factory=list)

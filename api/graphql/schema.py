@@ -32,6 +32,7 @@ from api.graphql.input_types import (
     command_data,
 )
 from api.graphql.loaders import entity_loader
+from api.graphql.messages_query import MessageHit, messages_field
 from api.graphql.mutations import Mutation
 from api.graphql.payloads import PredicateRule
 from api.graphql.read_types import (
@@ -45,6 +46,7 @@ from api.graphql.read_types import (
     SearchHit,
     Timeline,
 )
+from api.graphql.rules_query import rules_field
 from api.graphql.scalars import DATETIME
 from api.graphql.types import (
     Axis,
@@ -53,6 +55,7 @@ from api.graphql.types import (
     Direction,
     EngramInfo,
     Entity,
+    EntityKind,
     Episode,
     MemoryType,
     Space,
@@ -90,30 +93,27 @@ class Query:
     async def spaces(self, info: EngramInfo) -> list[Space]:
         return [Space.of(s) for s in await info.context.memory.spaces(info.context.principal)]
 
+    predicate_rules: list[PredicateRule] | None = rules_field
+
     @strawberry.field(
-        description="The space's predicate rules: those it declared and the ONE defaults."
+        description="One entity by exactly one of id, key or name (folded: case, spacing, - "
+        "and _ alike; the name it bears at `asOf`, else any it has borne), named as of `asOf`."
     )
-    async def predicate_rules(self, info: EngramInfo, space: str) -> list[PredicateRule]:
-        async def work() -> list[PredicateRule]:
-            view = await info.context.view(space, None, None)
-            rules = await info.context.memory.predicate_rules(view)
-            return [PredicateRule.of(rule) for rule in rules]
-
-        return await _query(work)
-
-    @strawberry.field(description="One entity by id or key, named as of `asOf`.")
     async def entity(
         self,
         info: EngramInfo,
         space: str,
         id: strawberry.ID | None = None,
         key: str | None = None,
+        name: str | None = None,
+        kind: EntityKind | None = None,
         as_of: datetime | None = None,
         known_at: datetime | None = None,
     ) -> Entity | None:
         async def work() -> Entity:
             view = await info.context.view(space, as_of, known_at)
-            return Entity.of(await info.context.memory.entity(view, entity_id=id, key=key))
+            ref = {"id": id, "key": key, "name": name, "kind": kind.value if kind else None}
+            return Entity.of(await info.context.memory.find_entity(view, ref))
 
         return await _query(work)
 
@@ -127,7 +127,7 @@ class Query:
         after: str | None = None,
         as_of: datetime | None = None,
         known_at: datetime | None = None,
-    ) -> ClaimConnection:
+    ) -> ClaimConnection | None:
         async def work() -> ClaimConnection:
             view = await info.context.view(space, as_of, known_at)
             wanted = filter or ClaimFilterInput()
@@ -159,7 +159,7 @@ class Query:
     @strawberry.field(description="Every revision of a key, with both intervals and reasons.")
     async def claim_history(
         self, info: EngramInfo, space: str, key: str, known_at: datetime | None = None
-    ) -> list[Claim]:
+    ) -> list[Claim] | None:
         async def work() -> list[Claim]:
             view = await info.context.view(space, None, known_at)
             history = await info.context.memory.claim_history(view, key)
@@ -191,7 +191,7 @@ class Query:
         to: datetime,
         known_at: datetime | None = None,
         first: int = 100,
-    ) -> Timeline:
+    ) -> Timeline | None:
         async def work() -> Timeline:
             view = await info.context.view(space, None, known_at)
             found = await info.context.memory.timeline(view, from_, to, first=first)
@@ -214,7 +214,7 @@ class Query:
         as_of: datetime | None = None,
         known_at: datetime | None = None,
         first: int = 50,
-    ) -> Related:
+    ) -> Related | None:
         async def work() -> Related:
             view = await info.context.view(space, as_of, known_at)
             found = await info.context.memory.related(
@@ -249,7 +249,7 @@ class Query:
         as_of: datetime | None = None,
         known_at: datetime | None = None,
         first: int = 5,
-    ) -> Explanation:
+    ) -> Explanation | None:
         async def work() -> Explanation:
             view = await info.context.view(space, as_of, known_at)
             found = await info.context.memory.explain_relation(
@@ -280,7 +280,7 @@ class Query:
                 "state says which."
             ),
         ] = False,
-    ) -> list[SearchHit]:
+    ) -> list[SearchHit] | None:
         async def work() -> list[SearchHit]:
             view = await info.context.view(space, as_of, known_at)
             hits = await info.context.memory.search(
@@ -314,7 +314,7 @@ class Query:
         about: EntityRefInput | None = None,
         as_of: datetime | None = None,
         known_at: datetime | None = None,
-    ) -> ContextSnapshot:
+    ) -> ContextSnapshot | None:
         async def work() -> ContextSnapshot:
             view = await info.context.view(space, as_of, known_at)
             snap = await info.context.memory.context(
@@ -342,7 +342,7 @@ class Query:
         about: EntityRefInput | None = None,
         known_at: datetime | None = None,
         first: int = 100,
-    ) -> Changes:
+    ) -> Changes | None:
         async def work() -> Changes:
             view = await info.context.view(space, None, known_at)
             subject = command_data(about) if about is not None else None
@@ -355,7 +355,8 @@ class Query:
 
         return await _query(work)
 
-    export: str = export_field
+    export: str | None = export_field
+    messages: list[MessageHit] | None = messages_field
 
 
 def build_schema(

@@ -206,6 +206,7 @@ class ClaimConnection:
 @strawberry.type(description="Append-only source material inside an episode.")
 class Observation:
     id: strawberry.ID
+    episode_id: strawberry.ID
     seq: int
     kind: ObservationKind
     role: Role

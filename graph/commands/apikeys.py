@@ -196,3 +196,26 @@ async def list_keys() -> list[dict[str, Any]]:
         }
         for k in keys
     ]
+
+
+# A closed space keeps its old name until the keys that granted it have lost the grant.
+GRANTS_TO_WITHDRAW: LiteralString = """
+MATCH (s:Space)
+WHERE s.grantsToWithdraw IS NOT NULL
+RETURN s.id AS id, s.grantsToWithdraw AS space
+"""
+
+GRANTS_WITHDRAWN: LiteralString = """
+MATCH (s:Space {id: $id})
+WHERE s.grantsToWithdraw = $space
+REMOVE s.grantsToWithdraw
+"""
+
+
+async def withdraw_forgotten_grants(graph: Graph) -> int:
+    """Take every forgotten space out of the API keys that granted it; returns the spaces."""
+    rows = await graph.read(GRANTS_TO_WITHDRAW)
+    for row in rows:
+        await withdraw_space_grants(graph, row["space"])
+        await graph.write(GRANTS_WITHDRAWN, id=row["id"], space=row["space"])
+    return len(rows)

@@ -23,15 +23,10 @@ from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, JsonValue, mod
 
 from graph.commands.audit import AuditLog, check_idempotency_key, find_replays, request_hash
 from graph.commands.claim_rows import ClaimContent, ClaimRow, claim_row
-from graph.commands.entity_refs import EntityRef, resolve_entities
-from graph.commands.evidence import (
-    MAX_EVIDENCE,
-    EvidencePlan,
-    EvidenceRef,
-    ResolvedEvidence,
-    resolve_evidence,
-)
+from graph.commands.entity_refs import resolve_entities
+from graph.commands.evidence import EvidencePlan, ResolvedEvidence, resolve_evidence
 from graph.commands.inline_evidence import record_inline
+from graph.commands.references import MAX_EVIDENCE, EntityRef, EvidenceRef
 from graph.commands.revisions import (
     KeyState,
     WritePlan,
@@ -326,7 +321,7 @@ async def _supersede(
         # replaces it, as a new telling there would.
         for other in [r for r in state.line(privacy) if r.valid_from == interval.start]:
             plan.supersede(ctx, other, state)
-    names = await _names(ctx, old_row, object_id, object_name)
+    names = await _names(ctx, old_row, object_id, object_name, privacy)
     row = claim_row(
         ctx,
         key=old_row.key,
@@ -368,16 +363,33 @@ async def _supersede(
 ENTITY_NAMES: LiteralString = """
 UNWIND $ids AS id
 MATCH (e:Entity {id: id})
-RETURN e.id AS id, coalesce(e.name, e.canonical) AS name
+RETURN e.id AS id, coalesce(e.name, e.canonical) AS name, e.privacy AS privacy
 """
 
 
 async def _names(
-    ctx: WriteContext, row: ClaimRow, object_id: str | None, object_name: str | None
+    ctx: WriteContext,
+    row: ClaimRow,
+    object_id: str | None,
+    object_name: str | None,
+    privacy: Privacy,
 ) -> tuple[str | None, str | None]:
+    """The names the corrected claim's text carries; refused when an entity it names is above
+    the claim's tier (its readers could not read the entity, nor its name)."""
     ids = [i for i in (row.subject_id, object_id) if i]
     if not ids:
         return None, object_name
-    found = {r["id"]: r["name"] for r in await run(ctx.tx, ENTITY_NAMES, ids=ids)}
-    subject = found.get(row.subject_id or "")
-    return subject, object_name or (found.get(object_id) if object_id else None)
+    rows = await run(ctx.tx, ENTITY_NAMES, ids=ids)
+    if row.type is not MemoryType.ENTITY:
+        for found in rows:
+            if found["privacy"] > privacy:
+                role = "subject" if found["id"] == row.subject_id else "object"
+                new_object = found["id"] == object_id != row.object_id
+                raise ValidationFailed(
+                    f"the {role} has no name a {privacy.name.lower()} reader may read, and a "
+                    "claim shows the names it carries: keep the claim at its tier",
+                    field="object" if new_object else "privacy",
+                )
+    names = {r["id"]: r["name"] for r in rows}
+    subject = names.get(row.subject_id or "")
+    return subject, object_name or (names.get(object_id) if object_id else None)

@@ -13,9 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, LiteralString
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
-
 from graph.commands.inline_evidence import SESSION_EPISODES
+from graph.commands.references import EntityRef
 from graph.commands.writing import WriteContext
 from graph.domain import memory_types as mt
 from graph.domain.errors import AmbiguousSubject, NotFound
@@ -32,7 +31,7 @@ WHERE m.supersededAt IS NULL AND m.erasedAt IS NULL AND m.validFrom <= $now
 WITH ref, coalesce(survivor, e) AS target
 WHERE target.erasedAt IS NULL
 RETURN ref, target.id AS id, target.key AS key, target.canonical AS canonical,
-       coalesce(target.name, target.canonical) AS name
+       coalesce(target.name, target.canonical) AS name, target.privacy AS privacy
 """
 
 ENTITIES_BY_ID: LiteralString = (
@@ -92,19 +91,25 @@ WITH ref, collect({key: key, target: target, bearsNow: bearsNow}) AS found,
 UNWIND found AS fits
 WITH ref, fits WHERE fits.bearsNow = anyNow
 RETURN ref.id AS ref, fits.target.id AS id, fits.key AS key, fits.target.canonical AS canonical,
-       coalesce(fits.target.name, fits.target.canonical) AS name
+       coalesce(fits.target.name, fits.target.canonical) AS name, fits.target.privacy AS privacy
 """
 )
+
+_FOUND: LiteralString = "ref, id, key, canonical, name, privacy, null AS episode\n"
 
 ENTITIES_FOUND: LiteralString = (
     "CALL () {"
     + ENTITIES_BY_ID
-    + "} RETURN 'id' AS by, ref, id, key, canonical, name, null AS episode\nUNION ALL\nCALL () {"
+    + "} RETURN 'id' AS by, "
+    + _FOUND
+    + "UNION ALL\nCALL () {"
     + ENTITIES_BY_KEY
-    + "} RETURN 'key' AS by, ref, id, key, canonical, name, null AS episode\nUNION ALL\n"
-    + "CALL () {"
+    + "} RETURN 'key' AS by, "
+    + _FOUND
+    + "UNION ALL\nCALL () {"
     + ENTITIES_BY_NAME
-    + "} RETURN 'name' AS by, ref, id, key, canonical, name, null AS episode\n"
+    + "} RETURN 'name' AS by, "
+    + _FOUND
 )
 """The three lookups in one round trip (`$ids`, `$entityKeys`, `$names`; an empty list finds
 nothing), each row saying which found it."""
@@ -114,46 +119,9 @@ ENTITIES_AND_SESSIONS_FOUND: LiteralString = (
     + "UNION ALL\nCALL () {"
     + SESSION_EPISODES
     + "} RETURN 'session' AS by, sessionKey AS ref, null AS id, null AS key, null AS canonical,"
-    + " null AS name, episode\n"
+    + " null AS name, null AS privacy, episode\n"
 )
 """`ENTITIES_FOUND` and the session episodes an evidence text may go to, in one round trip."""
-
-
-class EntityRef(BaseModel):
-    """Exactly one of: an entity id, an entity key (`entity:<kind>:<canonical>`), or a name —
-    with a `kind`, a name a write may create (`{name: "Ada Lovelace", kind: person}`)."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    id: str | None = None
-    key: str | None = None
-    name: str | None = Field(default=None, max_length=500)
-    kind: EntityKind | None = None
-
-    @model_validator(mode="after")
-    def _exactly_one(self) -> EntityRef:
-        given = [v for v in (self.id, self.key, self.name) if v is not None]
-        if len(given) != 1:
-            raise ValueError("an entity reference gives exactly one of id, key or name")
-        if self.name is not None and not self.name.strip():
-            raise ValueError("a name has some text")
-        if self.kind is not None and self.name is None:
-            raise ValueError("kind goes with a name (a key or an id names its entity already)")
-        return self
-
-    def describe(self) -> str:
-        if self.id is not None:
-            return f"id {self.id!r}"
-        if self.key is not None:
-            return f"key {self.key!r}"
-        kind = f" of kind {self.kind}" if self.kind is not None else ""
-        return f"name {self.name!r}{kind}"
-
-    def derived_key(self) -> str | None:
-        """The key an entity created from this name and kind gets."""
-        if self.name is None or self.kind is None:
-            return None
-        return mt.entity_key(self.kind, self.name)
 
 
 @dataclass(frozen=True)
@@ -164,6 +132,8 @@ class ResolvedEntity:
     name: str
     """Its display name now (what a claim's text calls it when the write named it by key or
     id)."""
+    privacy: int
+    """The tier of its node: a claim below it could not show the entity (nor its name)."""
 
 
 @dataclass(frozen=True)
@@ -254,14 +224,19 @@ async def find_entities_and_sessions(
     return lookup.candidates(found), sessions
 
 
+def not_found(ctx: WriteContext, ref: EntityRef, field: str) -> NotFound:
+    """The answer for a reference that means no entity the writer may see."""
+    hint = "" if ref.name is None or ref.kind else " (give its kind to create it)"
+    return NotFound(f"no entity with {ref.describe()} in space {ctx.space!r}{hint}", field=field)
+
+
 def only_candidate(
     ctx: WriteContext, ref: EntityRef, rows: dict[str, dict[str, Any]], field: str
 ) -> ResolvedEntity:
     """The one entity `ref` means: NOT_FOUND for none, AMBIGUOUS_SUBJECT (naming the
     candidates' keys) for several."""
     if not rows:
-        hint = "" if ref.name is None or ref.kind else " (give its kind to create it)"
-        raise NotFound(f"no entity with {ref.describe()} in space {ctx.space!r}{hint}", field=field)
+        raise not_found(ctx, ref, field)
     if len(rows) > 1:
         raise AmbiguousSubject(
             f"{ref.describe()} names {len(rows)} entities ({', '.join(sorted(rows))}); "
@@ -269,7 +244,7 @@ def only_candidate(
             field=field,
         )
     row = next(iter(rows.values()))
-    return ResolvedEntity(row["id"], row["key"], row["canonical"], row["name"])
+    return ResolvedEntity(row["id"], row["key"], row["canonical"], row["name"], row["privacy"])
 
 
 async def resolve_entities(

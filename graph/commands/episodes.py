@@ -19,6 +19,7 @@ from typing import Any, LiteralString
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 
 from graph.commands.audit import AuditLog, check_idempotency_key, find_replays, request_hash
+from graph.commands.references import MAX_OBSERVATION_CHARS
 from graph.commands.write_batch import APPEND_OBSERVATIONS
 from graph.commands.writing import WriteContext, new_id, run_command
 from graph.domain.actor import Actor
@@ -34,8 +35,6 @@ from graph.domain.model import (
 )
 from graph.store.db import Graph, run
 from graph.store.rows import episode_record, observation_record
-
-MAX_OBSERVATION_CHARS = 100_000
 
 FIND_EPISODE: LiteralString = """
 MATCH (e:Episode {id: $id})

@@ -15,18 +15,14 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, LiteralString
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, model_validator
-
 from graph.commands.claim_rows import ClaimRow
-from graph.commands.episodes import MAX_OBSERVATION_CHARS
+from graph.commands.references import EvidenceRef
 from graph.commands.write_batch import Writes, write_all
 from graph.commands.writing import WriteContext
 from graph.domain.errors import Forgotten, NotFound, ValidationFailed
 from graph.domain.model import ROLE_AUTHORITY, Authority, EvidenceKind, Privacy, Role
 from graph.domain.timeutil import to_native
 from graph.store.db import run
-
-MAX_EVIDENCE = 50
 
 FIND_OBSERVATIONS: LiteralString = """
 UNWIND $observationIds AS id
@@ -43,38 +39,6 @@ WHERE a.spaceId = $spaceId AND a.privacy <= $maxPrivacy
 RETURN a.id AS id, a.recordedAt AS observedAt, a.erasedAt AS erasedAt, null AS episodeId,
        a.content AS text, a.locator AS locator, a.privacy AS privacy
 """
-
-
-class EvidenceRef(BaseModel):
-    """One observation or artifact a write cites — or the text of one to record with the write
-    (in the same transaction), in the open episode `episode_id` or the writer's session
-    episode of the day."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    observation_id: str | None = None
-    artifact_id: str | None = None
-    text: str | None = Field(default=None, min_length=1, max_length=MAX_OBSERVATION_CHARS)
-    role: Role | None = None
-    observed_at: AwareDatetime | None = None
-    episode_id: str | None = None
-    authority: Authority | None = None
-    note: str | None = Field(default=None, max_length=1000)
-
-    @model_validator(mode="after")
-    def _exactly_one_target(self) -> EvidenceRef:
-        given = [v for v in (self.observation_id, self.artifact_id, self.text) if v is not None]
-        if len(given) != 1:
-            raise ValueError("evidence gives exactly one of observation_id, artifact_id or text")
-        if self.text is None and (
-            self.role is not None or self.observed_at is not None or self.episode_id is not None
-        ):
-            raise ValueError("role, observed_at and episode_id go with evidence text")
-        return self
-
-    @property
-    def target_id(self) -> str:
-        return self.observation_id or self.artifact_id or ""
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,8 @@ from graph.commands.episodes import (
     open_episode_in,
     taking_observations,
 )
-from graph.commands.evidence import EvidenceRef, ResolvedEvidence, authority_of
+from graph.commands.evidence import ResolvedEvidence, authority_of
+from graph.commands.references import EvidenceRef
 from graph.commands.write_batch import Writes, write_all
 from graph.commands.writing import WriteContext
 from graph.domain.errors import EngramError

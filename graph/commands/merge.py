@@ -13,7 +13,8 @@ from typing import Any, LiteralString
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 
 from graph.commands.audit import AuditLog, check_idempotency_key, find_replays, request_hash
-from graph.commands.entity_refs import EntityRef, resolve_entities
+from graph.commands.entity_refs import resolve_entities
+from graph.commands.references import EntityRef
 from graph.commands.writing import WriteContext, new_id, run_command
 from graph.domain.actor import Actor
 from graph.domain.errors import NotFound, ValidationFailed

@@ -1,6 +1,6 @@
 """A space's predicate rules: which predicates hold one current value (`ONE`) and which many.
 
-    >>> await declare_predicate(graph, "alice", "WORKS_AT", Cardinality.MANY, actor=agent)
+    >>> await declare_predicates(graph, "alice", [("WORKS_AT", Cardinality.MANY)], actor=agent)
     >>> rules = await predicate_rules(graph, "alice", actor=agent)
 
 Rules live on the space node (`onePredicates`, `manyPredicates`): space-wide, like the space's
@@ -10,6 +10,7 @@ derived; facts already written keep theirs (see `graph.domain.cardinality`).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, LiteralString
 
@@ -85,29 +86,34 @@ def rules_of(row: dict[str, Any]) -> PredicateRules:
     return PredicateRules(declared)
 
 
-async def declare_predicate(
-    graph: Graph, space: str, predicate: str, cardinality: Cardinality, *, actor: Actor
-) -> PredicateRule:
-    """Declare `predicate` ONE or MANY in `space` for the facts written from now on."""
-    if not mt.is_predicate(predicate):
-        raise ValidationFailed(
-            f"predicate {predicate!r} must be UPPER_SNAKE_CASE (≤ 64) and not one of "
-            "Engram's own relationship types",
-            field="predicate",
-        )
+async def declare_predicates(
+    graph: Graph, space: str, rules: Sequence[tuple[str, Cardinality]], *, actor: Actor
+) -> list[PredicateRule]:
+    """Declare each `(predicate, cardinality)` in `space` for the facts written from now on, in
+    one transaction (all or none; a predicate given twice takes its last rule)."""
+    if not rules:
+        raise ValidationFailed("give at least one rule", field="rules")
+    for index, (predicate, _) in enumerate(rules):
+        if not mt.is_predicate(predicate):
+            raise ValidationFailed(
+                f"predicate {predicate!r} must be UPPER_SNAKE_CASE (≤ 64) and not one of "
+                "Engram's own relationship types",
+                field=f"rules[{index}].predicate" if len(rules) > 1 else "predicate",
+            )
 
-    async def work(ctx: WriteContext) -> PredicateRule:
-        await run(
-            ctx.tx,
-            DECLARE_RULE,
-            spaceId=ctx.space_id,
-            predicate=predicate,
-            cardinality=cardinality.value,
-        )
+    async def work(ctx: WriteContext) -> list[PredicateRule]:
         audit = AuditLog()
-        audit.add("declarePredicate", [], detail=f"{predicate}={cardinality.value}")
+        for predicate, cardinality in rules:
+            await run(
+                ctx.tx,
+                DECLARE_RULE,
+                spaceId=ctx.space_id,
+                predicate=predicate,
+                cardinality=cardinality.value,
+            )
+            audit.add("declarePredicate", [], detail=f"{predicate}={cardinality.value}")
         await audit.write(ctx)
-        return PredicateRule(predicate, cardinality, True)
+        return [PredicateRule(predicate, cardinality, True) for predicate, cardinality in rules]
 
     return await run_command(graph, space, actor, work)
 

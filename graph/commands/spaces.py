@@ -24,10 +24,10 @@ from typing import Any, LiteralString
 from neo4j import AsyncManagedTransaction
 from neo4j.exceptions import ConstraintError
 
+from graph.commands.apikeys import withdraw_forgotten_grants
 from graph.domain.actor import SPACE_NAME, Actor
 from graph.domain.errors import Conflict, NotFound, ValidationFailed
 from graph.domain.timeutil import to_native
-from graph.erasure.purge_outbox import withdraw_forgotten_grants
 from graph.store.clock import TICK
 from graph.store.db import Graph, run
 

@@ -12,7 +12,16 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any, TypedDict
 
-from graph.domain.model import Claim, ClaimStatus, Entity, Episode, EvidenceLink, MemoryType
+from graph.domain.model import (
+    Claim,
+    ClaimStatus,
+    Entity,
+    Episode,
+    EvidenceLink,
+    MemoryType,
+    Observation,
+    Role,
+)
 
 DEFAULT_STATUSES = (ClaimStatus.ACTIVE, ClaimStatus.DISPUTED)
 """The statuses a claim list shows unless asked otherwise."""
@@ -128,6 +137,29 @@ class Hit:
 
 
 @dataclass(frozen=True)
+class MessageHit:
+    """A message (observation) `messages` recalled."""
+
+    observation: Observation
+    score: float
+    """Reciprocal-rank fusion score (higher is better); 0 for a window without a query."""
+    sources: tuple[str, ...]
+    """Which lists found it: words, meaning (through a claim drawn from it), or time."""
+
+
+class MessageOptions(TypedDict, total=False):
+    """What `messages` may be told (all optional): words to look for, an observed-at window
+    `[start, end)`, a role, an episode, how many."""
+
+    query: str | None
+    start: datetime | None
+    end: datetime | None
+    role: Role | None
+    episode_id: str | None
+    first: int
+
+
+@dataclass(frozen=True)
 class ContextSnapshot:
     text: str
     bytes: int
@@ -180,3 +212,10 @@ class ChangeOptions(TypedDict, total=False):
 class Changes:
     changes: list[Change]
     truncated: bool
+
+
+class ExportFormat(StrEnum):
+    """What an export is written as: JSONL in the import format, or a Markdown document."""
+
+    JSONL = "jsonl"
+    MARKDOWN = "markdown"

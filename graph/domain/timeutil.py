@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime
 from typing import Any
-
-from neo4j.time import DateTime
 
 
 def to_native(value: Any) -> datetime:
@@ -18,8 +17,8 @@ def to_native(value: Any) -> datetime:
     microseconds, as Engram stores them."""
     if isinstance(value, str):  # a named zone prints as `…+01:00[Europe/Paris]`
         value = datetime.fromisoformat(value.partition("[")[0])
-    elif isinstance(value, DateTime):
-        value = value.to_native()
+    elif not isinstance(value, datetime) and hasattr(value, "to_native"):
+        value = value.to_native()  # the driver's neo4j.time.DateTime
     if not isinstance(value, datetime):
         raise TypeError(f"expected a datetime, got {type(value).__name__}")
     if value.tzinfo is None:
@@ -33,3 +32,32 @@ def to_native_or_none(value: Any) -> datetime | None:
 
 def utc_now() -> datetime:
     return datetime.now(UTC)
+
+
+_MONTH = re.compile(r"\d{4}-\d{2}")
+_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+def parse_instant(text: str) -> datetime:
+    """An instant as every face takes it (ENGRAM.md §5): ISO-8601 with a UTC offset, or a bare
+    `YYYY-MM-DD` or `YYYY-MM`, which means its first instant, UTC. ValueError, in plain words,
+    for anything else — a date and time without an offset included.
+
+        >>> parse_instant("2024-03")
+        datetime.datetime(2024, 3, 1, 0, 0, tzinfo=datetime.timezone.utc)
+    """
+    text = text.strip()
+    if _MONTH.fullmatch(text):
+        text += "-01"
+    try:
+        instant = datetime.fromisoformat(text)
+    except ValueError:
+        raise ValueError(
+            f"{text!r} is not an instant: give ISO-8601 with a UTC offset "
+            "(2024-03-01T09:30:00+00:00), a date (2024-03-01) or a month (2024-03)"
+        ) from None
+    if _DATE.fullmatch(text):
+        return instant.replace(tzinfo=UTC)
+    if instant.utcoffset() is None:
+        raise ValueError(f"{text!r} needs a UTC offset (e.g. {text}+00:00)")
+    return instant

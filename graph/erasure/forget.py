@@ -31,10 +31,10 @@ from typing import Any, LiteralString
 from pydantic import BaseModel, ConfigDict, Field
 
 from graph.commands.audit import AuditLog, check_idempotency_key, find_replays, request_hash
-from graph.commands.holds import check_holds
 from graph.commands.writing import WriteContext, new_id, run_command
 from graph.domain.actor import Actor
 from graph.erasure.engine import Erasure, erase, keyed_digest
+from graph.erasure.holds import check_holds
 from graph.erasure.purge_outbox import purge_blobs, purge_spaces
 from graph.erasure.selectors import Selection, Selector, SelectorKind, fingerprint, select
 from graph.store.db import Graph, run

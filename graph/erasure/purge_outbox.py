@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import LiteralString
 
-from graph.commands.apikeys import withdraw_space_grants
+from graph.commands.apikeys import withdraw_forgotten_grants
 from graph.meaning.space_indexes import drop_index
 from graph.store.db import Graph
 
@@ -31,19 +31,6 @@ BLOBS_PURGED: LiteralString = """
 MATCH (t:Tombstone {id: $id})
 REMOVE t.pendingBlobs, t:PendingBlobs
 SET t.blobsPurgedAt = datetime()
-"""
-
-# A closed space keeps its old name until the keys that granted it have lost the grant.
-GRANTS_TO_WITHDRAW: LiteralString = """
-MATCH (s:Space)
-WHERE s.grantsToWithdraw IS NOT NULL
-RETURN s.id AS id, s.grantsToWithdraw AS space
-"""
-
-GRANTS_WITHDRAWN: LiteralString = """
-MATCH (s:Space {id: $id})
-WHERE s.grantsToWithdraw = $space
-REMOVE s.grantsToWithdraw
 """
 
 PENDING_SPACE_PURGES: LiteralString = """
@@ -90,15 +77,6 @@ async def purge_blobs(graph: Graph, blob_root: Path) -> int:
                 removed += 1
         await graph.write(BLOBS_PURGED, id=row["id"])
     return removed
-
-
-async def withdraw_forgotten_grants(graph: Graph) -> int:
-    """Take every forgotten space out of the API keys that granted it; returns the spaces."""
-    rows = await graph.read(GRANTS_TO_WITHDRAW)
-    for row in rows:
-        await withdraw_space_grants(graph, row["space"])
-        await graph.write(GRANTS_WITHDRAWN, id=row["id"], space=row["space"])
-    return len(rows)
 
 
 async def purge_spaces(graph: Graph) -> int:

@@ -17,7 +17,8 @@ from typing import LiteralString
 
 from pydantic import BaseModel, ConfigDict, model_validator
 
-from graph.commands.entity_refs import EntityRef, resolve_entities
+from graph.commands.entity_refs import resolve_entities
+from graph.commands.references import EntityRef
 from graph.commands.writing import WriteContext
 from graph.domain.errors import Forbidden, Forgotten, NotFound, ValidationFailed
 from graph.domain.memory_types import PREDICATE

@@ -18,14 +18,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from graph.domain import memory_types as mt
 from graph.domain.model import Claim, ClaimStatus, EvidenceKind, MemoryType, Privacy
 from graph.domain.wording import interval, quote, supported_first, when
-
-if TYPE_CHECKING:
-    from graph.jobs.export import GatheredMemory
+from graph.jobs.gathering import GatheredMemory
 
 OBSERVATIONS_PER_EPISODE = 3
 

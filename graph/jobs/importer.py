@@ -40,7 +40,7 @@ from graph.commands.episodes import (
     record_observations_in,
     seal_episode,
 )
-from graph.commands.evidence import EvidenceRef
+from graph.commands.references import EvidenceRef
 from graph.commands.remember import RememberInput, remember_in, validate
 from graph.commands.writing import WriteContext, begin_write
 from graph.domain.actor import Actor

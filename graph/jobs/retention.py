@@ -23,13 +23,13 @@ from typing import Any, LiteralString
 from pydantic import BaseModel, ConfigDict, Field
 
 from graph.commands.audit import AuditLog
-from graph.commands.holds import held_ids
 from graph.commands.writing import WriteContext, run_command
 from graph.domain import memory_types as mt
 from graph.domain.actor import Actor
 from graph.domain.model import MemoryType, canonical_json
 from graph.erasure.engine import erase
 from graph.erasure.forget import write_tombstone
+from graph.erasure.holds import held_ids
 from graph.erasure.purge_outbox import purge_blobs
 from graph.erasure.selectors import Selection
 from graph.store.db import Graph, run

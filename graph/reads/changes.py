@@ -36,7 +36,7 @@ from graph.domain.read_records import (
 )
 from graph.domain.timeline import Told, segments
 from graph.domain.timeutil import to_native
-from graph.reads.visibility import ASSERTING, View, believed, in_history
+from graph.reads.visibility import ASSERTING, View, believed, in_history, twin_ids
 from graph.store.db import Graph
 from graph.store.rows import CLAIM_PROJECTION, claim_record
 
@@ -44,14 +44,14 @@ MAX_CHANGES = 500
 
 
 _ABOUT: LiteralString = """
-  AND ($about IS NULL OR c.subjectId = $about OR c.objectId = $about)
+  AND ($about IS NULL OR c.subjectId IN about OR c.objectId IN about)
 """
 
 # The keys with a told fact believed at `knownAt` that starts or ends in `[from, to)`, and every
 # told fact of those keys believed then (their timelines are worked out in Python).
 VALID_CHANGES: LiteralString = (
-    """
-MATCH (c:Claim {spaceId: $spaceId})
+    twin_ids("about", "about")
+    + """MATCH (c:Claim {spaceId: $spaceId})
 WHERE """
     + believed("c")
     + _ABOUT
@@ -71,8 +71,8 @@ ORDER BY key
 )
 
 RECORDED_CHANGES: LiteralString = (
-    """
-MATCH (c:Claim {spaceId: $spaceId})
+    twin_ids("about", "about")
+    + """MATCH (c:Claim {spaceId: $spaceId})
 WHERE """
     + in_history("c")
     + _ABOUT

@@ -17,13 +17,12 @@ from typing import Any, LiteralString
 from graph.domain.errors import ValidationFailed
 from graph.domain.model import Claim, EvidenceLink
 from graph.domain.read_records import DEFAULT_PAGE, ClaimFilter, ClaimPage, Timeline
-from graph.reads.visibility import View, believed, holds, in_history, visible
+from graph.reads.shown_claims import CLAIM_WITH_VISIBLE_EVIDENCE, SHOWN_CLAIM_PROJECTION
+from graph.reads.visibility import View, believed, holds, in_history, twin_ids, visible
 from graph.store.db import Graph
 from graph.store.rows import (
     CLAIM_PROJECTION,
-    CLAIM_WITH_VISIBLE_EVIDENCE,
     EVIDENCE_PROJECTION,
-    SHOWN_CLAIM_PROJECTION,
     claim_record,
     episode_record,
     evidence_link,
@@ -32,14 +31,14 @@ from graph.store.rows import (
 MAX_PAGE = 100
 
 LIST_CLAIMS: LiteralString = (
-    """
-MATCH (c:Claim {spaceId: $spaceId})
+    twin_ids("subjectId", "subjectIds")
+    + """MATCH (c:Claim {spaceId: $spaceId})
 WHERE """
     + visible("c")
     + """
   AND ($type IS NULL OR c.type = $type)
   AND ($keyPrefix IS NULL OR c.key STARTS WITH $keyPrefix)
-  AND ($subjectId IS NULL OR c.subjectId = $subjectId)
+  AND ($subjectId IS NULL OR c.subjectId IN subjectIds)
   AND ($predicate IS NULL OR c.predicate = $predicate)
   AND c.status IN $statuses
   AND ($afterAt IS NULL OR c.recordedAt < $afterAt

@@ -16,15 +16,10 @@ from graph.domain import memory_types as mt
 from graph.domain.errors import AmbiguousSubject, NotFound
 from graph.domain.model import Claim, Entity, EntityKind, Episode
 from graph.domain.timeutil import to_native
+from graph.reads.shown_claims import SHOWN_CLAIM_WITH_VISIBLE_EVIDENCE
 from graph.reads.visibility import View, believed, holds, in_history, visible
 from graph.store.db import Graph
-from graph.store.rows import (
-    CLAIM_PROJECTION,
-    EVIDENCE_PROJECTION,
-    SHOWN_CLAIM_WITH_VISIBLE_EVIDENCE,
-    claim_record,
-    episode_record,
-)
+from graph.store.rows import CLAIM_PROJECTION, EVIDENCE_PROJECTION, claim_record, episode_record
 
 CLAIM_BY_ID: LiteralString = (
     """

@@ -37,10 +37,11 @@ from graph.domain.errors import ValidationFailed
 from graph.domain.model import MemoryType
 from graph.domain.read_records import DEFAULT_SEARCH_FIRST, Hit, RevisionState
 from graph.meaning.embeddings import Embedder
-from graph.reads.search_words import lucene_query
+from graph.reads.search_words import lucene_names_query, lucene_query
+from graph.reads.shown_claims import SHOWN_CLAIM_PROJECTION
 from graph.reads.visibility import View, begun, holds, visible
 from graph.store.db import Graph
-from graph.store.rows import CLAIM_PROJECTION, SHOWN_CLAIM_PROJECTION, claim_record
+from graph.store.rows import CLAIM_PROJECTION, claim_record
 from graph.store.text_indexes import AWAIT_TEXT_INDEXES
 
 DEFAULT_FIRST = DEFAULT_SEARCH_FIRST
@@ -155,7 +156,7 @@ WHERE """
         # Claims about a named entity, as its subject or as its object.
         by_entity_name=AWAIT_TEXT_INDEXES
         + """
-CALL db.index.fulltext.queryNodes('claim_text', $query, {limit: $candidates})
+CALL db.index.fulltext.queryNodes('claim_text', $names, {limit: $candidates})
 YIELD node AS named, score
 WHERE named.type = 'entity' AND """
         + shown_claim("named")
@@ -223,6 +224,7 @@ async def search(
     params = {
         **view.params(),
         "query": lucene_query(view.space_id, query),
+        "names": lucene_names_query(view.space_id, query),
         "types": [t.value for t in types] if types else None,
         "first": first * 3,
         "candidates": max(first * 20, 100),
@@ -248,7 +250,7 @@ async def search(
         graph.read(lists.by_claim_text, **params),
         by_meaning(),
         graph.read(lists.by_evidence_text, **params),
-        graph.read(lists.by_entity_name, **params),
+        graph.read(lists.by_entity_name, **params) if params["names"] else _none(),
     )
     fused: dict[str, float] = {}
     sources: dict[str, list[str]] = {}
@@ -268,6 +270,10 @@ async def search(
         if i in claims
     ]
     return current_first(hits)
+
+
+async def _none() -> list[dict[str, Any]]:
+    return []
 
 
 def current_first(hits: list[Hit]) -> list[Hit]:

@@ -34,6 +34,17 @@ STOP_WORDS = frozenset(
 )
 """Lucene's `EnglishAnalyzer.ENGLISH_STOP_WORDS_SET`."""
 
+QUESTION_WORDS = frozenset(
+    {
+        *("what", "who", "whom", "whose", "which", "where", "when", "why", "how"),
+        *("do", "does", "did", "is", "was", "were", "has", "have", "had", "can", "could"),
+        *("i", "me", "my", "you", "your", "we", "our", "he", "she", "his", "her", "its"),
+        *("about", "tell", "know", "any", "all"),
+    }
+)
+"""Words that ask rather than name: with the stop words, they never match an entity's name by
+themselves (a question "What does Alice do?" is about Alice, not about a band called What)."""
+
 _LUCENE_SPECIAL = re.compile(r'([+\-!(){}\[\]^"~*?:\\/]|&&|\|\|)')
 _EDGES = re.compile(r"^[\W_]+|[\W_]+$")
 _POSSESSIVE = re.compile(r"^(?P<owner>\w.*?)['\u2019]s$")  # ' or a typographic apostrophe
@@ -57,6 +68,16 @@ def query_words(query: str) -> list[str]:
     return words or chunks
 
 
+def name_words(query: str) -> list[str]:
+    """The query's words that may name an entity: its words (`query_words`) without stop words
+    and question words — none when it has only those."""
+    return [
+        word
+        for word in query_words(query)
+        if _EDGES.sub("", word) not in STOP_WORDS | QUESTION_WORDS
+    ]
+
+
 def escape(word: str) -> str:
     """A word with every Lucene syntax character escaped."""
     return _LUCENE_SPECIAL.sub(r"\\\1", word)
@@ -65,7 +86,17 @@ def escape(word: str) -> str:
 def lucene_query(space_id: str, query: str) -> str:
     """Candidates of one space only (the space id is indexed with the text) matching any of the
     query's words."""
+    return _of_space(space_id, query_words(query))
+
+
+def lucene_names_query(space_id: str, query: str) -> str | None:
+    """`lucene_query` of the words that may name an entity (`name_words`); None when there are
+    none, and then no entity is found by name."""
+    words = name_words(query)
+    return _of_space(space_id, words) if words else None
+
+
+def _of_space(space_id: str, words: list[str]) -> str:
     if not _SPACE_ID.match(space_id):
         raise ValueError(f"not a space id: {space_id!r}")
-    words = " ".join(escape(word) for word in query_words(query))
-    return f'spaceId:"{space_id}" AND ({words})'
+    return f'spaceId:"{space_id}" AND ({" ".join(escape(word) for word in words)})'

@@ -24,7 +24,7 @@ from graph.domain.errors import ValidationFailed
 from graph.domain.model import Claim, ClaimStatus, Entity, MemoryType
 from graph.domain.read_records import DEFAULT_BUDGET, ContextSnapshot
 from graph.reads.resources import entities_by_ids
-from graph.reads.visibility import View, holds
+from graph.reads.visibility import View, holds, twins
 from graph.store.db import Graph
 from graph.store.rows import CLAIM_PROJECTION, claim_record
 
@@ -79,7 +79,11 @@ read whole): no more than a snapshot could hold, ranked by importance afterwards
 
 FACTS_ABOUT: LiteralString = (
     """
-MATCH (c:Claim {subjectId: $subjectId})
+MATCH (subject:Entity {id: $subjectId})
+"""
+    + twins("subject", "twin")
+    + """
+MATCH (c:Claim {subjectId: twin.id})
 WHERE c.spaceId = $spaceId AND """
     + _SHOWN_FACT
     + """

@@ -21,7 +21,14 @@ from graph.domain.read_records import Direction, Explanation, Neighbourhood, Rel
 from graph.domain.timeutil import to_native, to_native_or_none
 from graph.reads.listing import claims_with_evidence
 from graph.reads.resources import entities_by_ids
-from graph.reads.visibility import View, held_bounds, relation_holds, visible
+from graph.reads.visibility import (
+    View,
+    held_bounds,
+    relation_holds,
+    shown_twin,
+    twins,
+    visible,
+)
 from graph.store.db import Graph
 
 MAX_HOPS = 4
@@ -42,26 +49,28 @@ _TRAVERSABLE: LiteralString = (
     + """
   AND (r.claimId IS NOT NULL OR type(r) = 'MERGED_INTO')
   AND (size($types) = 0 OR type(r) IN $types)
-WITH a, r, b LIMIT $limit
+WITH start, a, r, b LIMIT $limit
 """
     + held_bounds("r", relation=True)
+    + "\n"
+    + shown_twin("b", "reached")
     + """
-RETURN startNode(r).id AS source, endNode(r).id AS target, b.id AS reached,
-       type(r) AS type, """
+RETURN CASE WHEN startNode(r) = a THEN start.id ELSE reached END AS source,
+       CASE WHEN endNode(r) = a THEN start.id ELSE reached END AS target,
+       reached, type(r) AS type, """
     + RELATION_PROJECTION
     + """ AS props
 """
 )
 
-HOP_OUT: LiteralString = (
-    "UNWIND $frontier AS id\nMATCH (a:Entity {id: id})-[r]->(b:Entity)\nWHERE " + _TRAVERSABLE
+# From each entity of the frontier — every node of its key the view shows (`twins`) — and to
+# the node shown for each key reached (`shown_twin`): one entity per key, whatever its tiers.
+_FROM_FRONTIER: LiteralString = (
+    "UNWIND $frontier AS id\nMATCH (start:Entity {id: id})\n" + twins("start", "a") + "\n"
 )
-HOP_IN: LiteralString = (
-    "UNWIND $frontier AS id\nMATCH (a:Entity {id: id})<-[r]-(b:Entity)\nWHERE " + _TRAVERSABLE
-)
-HOP_BOTH: LiteralString = (
-    "UNWIND $frontier AS id\nMATCH (a:Entity {id: id})-[r]-(b:Entity)\nWHERE " + _TRAVERSABLE
-)
+HOP_OUT: LiteralString = _FROM_FRONTIER + "MATCH (a)-[r]->(b:Entity)\nWHERE " + _TRAVERSABLE
+HOP_IN: LiteralString = _FROM_FRONTIER + "MATCH (a)<-[r]-(b:Entity)\nWHERE " + _TRAVERSABLE
+HOP_BOTH: LiteralString = _FROM_FRONTIER + "MATCH (a)-[r]-(b:Entity)\nWHERE " + _TRAVERSABLE
 
 START: LiteralString = (
     """
@@ -79,13 +88,17 @@ def _explain_query(hops: int) -> LiteralString:
     bound: LiteralString = {1: "1", 2: "2", 3: "3", 4: "4"}[hops]
     return (
         """
-MATCH (a:Entity {id: $fromId})
+MATCH (source:Entity {id: $fromId})
 WHERE """
-        + visible("a")
+        + visible("source")
+        + "\n"
+        + twins("source", "a")
         + """
-MATCH (b:Entity {id: $toId})
+MATCH (target:Entity {id: $toId})
 WHERE """
-        + visible("b")
+        + visible("target")
+        + "\n"
+        + twins("target", "b")
         + """
 MATCH p = allShortestPaths((a)-[rels*1.."""
         + bound
@@ -96,7 +109,7 @@ WHERE all(r IN rels WHERE """
   AND all(x IN nodes(p) WHERE x:Entity AND """
         + visible("x")
         + """)
-WITH p, rels LIMIT $first
+WITH p, rels ORDER BY length(p) LIMIT $first
 CALL (rels) {
   UNWIND rels AS r
 """

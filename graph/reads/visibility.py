@@ -108,6 +108,34 @@ def relation_holds(variable: str) -> LiteralString:
     )
 
 
+def twins(entity: str, twin: str) -> LiteralString:
+    """`MATCH … WHERE` binding `twin` to every node of `entity`'s key the view shows: a key
+    named at several tiers has a node at each (`graph.commands.entity_refs`), and a reader who
+    sees several reads them as one entity."""
+    e, t = _checked(entity), _checked(twin)
+    return f"MATCH ({t}:Entity {{spaceId: {e}.spaceId, key: {e}.key}}) WHERE {visible(t)}"
+
+
+def twin_ids(entity_param: LiteralString, ids: str) -> LiteralString:
+    """Binds `ids` to the ids of every node of the key of the entity whose id is the parameter
+    `entity_param` (none when it is null), as `twins()` finds them; starts a query."""
+    p, out = _checked(entity_param), _checked(ids)
+    return (
+        f"OPTIONAL MATCH (twinOf:Entity {{id: ${p}}})\nOPTIONAL {twins('twinOf', 'twin')}\n"
+        f"WITH collect(twin.id) AS {out}\n"
+    )
+
+
+def shown_twin(entity: str, shown: str) -> LiteralString:
+    """A `CALL` binding `shown` to the id of the node a reader is shown for `entity`'s key: the
+    lowest tier it sees, then the first recorded (as `entity_refs` and `resources` choose)."""
+    e, out = _checked(entity), _checked(shown)
+    return (
+        f"CALL ({e}) {{ {twins(e, 'seen')} RETURN seen.id AS {out}"
+        " ORDER BY seen.privacy, seen.recordedAt LIMIT 1 }"
+    )
+
+
 def held_bounds(variable: str, *, relation: bool = False) -> LiteralString:
     """A `CALL` binding `<variable>HeldFrom` and `<variable>HeldTo`: the part of the told
     interval of a row shown at `asOf` on which it is shown (`timeline.held`) — from where the

@@ -27,7 +27,6 @@ from graph.domain.model import (
     Role,
 )
 from graph.domain.timeutil import to_native, to_native_or_none
-from graph.reads.visibility import held_bounds, visible
 
 EVIDENCE_PROJECTION: LiteralString = """
 {kind: type(e), authority: e.authority, note: e.note, recordedAt: toString(e.recordedAt),
@@ -45,54 +44,6 @@ CLAIM_PROJECTION: LiteralString = """c {.id, .spaceId, .key, .revision, .type, .
   recordedAt: toString(c.recordedAt), supersededAt: toString(c.supersededAt)}"""
 """What `claim_record` reads of a claim `c`, instants as strings: a read of claims hydrates no
 temporal value (the driver spends about 100 µs on each)."""
-
-SHOWN_CLAIM_PROJECTION: LiteralString = (
-    held_bounds("c")
-    + """
-RETURN c {.id, .spaceId, .key, .revision, .type, .subjectId, .predicate, .objectId, .valueJson,
-  .text, .status, .confidence, .importance, .privacy, .pinned, .reason, .actor,
-  validFrom: toString(cHeldFrom), validTo: toString(cHeldTo),
-  recordedAt: toString(c.recordedAt), supersededAt: toString(c.supersededAt)}"""
-)
-"""`RETURN` of a claim `c` shown in a view (`holds`), its valid interval the part of its told one
-it is shown on around `asOf` (`held_bounds`); the caller names it (`… AS claim`)."""
-
-CLAIM_WITH_VISIBLE_EVIDENCE: LiteralString = (
-    """
-OPTIONAL MATCH (c)-[e:SUPPORTED_BY|CONTRADICTED_BY|CORRECTED_BY]->(t)
-WHERE """
-    + visible("e")
-    + " AND "
-    + visible("t")
-    + """
-RETURN """
-    + CLAIM_PROJECTION
-    + """ AS claim,
-       collect(CASE WHEN t IS NULL THEN NULL ELSE """
-    + EVIDENCE_PROJECTION
-    + """ END) AS evidence
-"""
-)
-"""Follows a match of claim `c`: the claim and the evidence of it visible in the view."""
-
-SHOWN_CLAIM_WITH_VISIBLE_EVIDENCE: LiteralString = (
-    """
-OPTIONAL MATCH (c)-[e:SUPPORTED_BY|CONTRADICTED_BY|CORRECTED_BY]->(t)
-WHERE """
-    + visible("e")
-    + " AND "
-    + visible("t")
-    + """
-WITH c, collect(CASE WHEN t IS NULL THEN NULL ELSE """
-    + EVIDENCE_PROJECTION
-    + """ END) AS evidence
-"""
-    + SHOWN_CLAIM_PROJECTION
-    + """ AS claim, evidence
-"""
-)
-"""`CLAIM_WITH_VISIBLE_EVIDENCE` for a claim `c` shown in the view (`holds`): its interval the
-part it is shown on."""
 
 
 def native_props(props: dict[str, Any]) -> dict[str, Any]:

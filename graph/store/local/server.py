@@ -32,8 +32,12 @@ from neo4j.exceptions import Neo4jError, ServiceUnavailable
 from tenacity import retry, retry_if_exception_type, stop_after_delay, wait_fixed
 
 from graph.domain.errors import SetupError
-from graph.reads.browser_guide import allowed_guide_hosts, guide_origin, post_connect_commands
 from graph.store.local._maven import file_lock, neo4j_browser, neo4j_classpath
+from graph.store.local.browser_settings import (
+    allowed_guide_hosts,
+    guide_origin,
+    post_connect_commands,
+)
 from graph.store.local.launcher_class import is_launcher_command, launcher_arguments
 from graph.store.settings import NEO4J_BROWSER_VERSION, NEO4J_VERSION, Settings
 

@@ -27,7 +27,7 @@ from typing import LiteralString
 from pydantic import BaseModel, ConfigDict, Field
 
 from graph.commands.audit import AuditLog
-from graph.commands.entity_refs import EntityRef
+from graph.commands.references import EntityRef
 from graph.commands.writing import WriteContext, new_id, run_command
 from graph.domain.actor import Actor
 from graph.domain.errors import Forgotten, LegalHold, NotFound
