@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import hashlib
+import json
+import re
 import socket
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from api.app import create_app
 from graph.commands import artifacts
 from graph.commands.artifacts import ArtifactInput, add_artifact, normalise_url, read_blob
 from graph.commands.evidence import EvidenceRef
@@ -17,7 +20,9 @@ from graph.domain.actor import Actor
 from graph.domain.errors import GateRefused, NotFound, ValidationFailed
 from graph.domain.model import Artifact, ArtifactStorage, Authority, EvidenceKind
 from graph.reads.resources import claims_by_key
-from graph.store.db import Graph
+from graph.store.db import Graph, Neo4jTarget
+from graph.store.settings import Settings
+from tests.http import gql, running
 from tests.story import Story, count, new_story
 
 NOTES = b"Engram stores memory in Neo4j.\n"
@@ -293,3 +298,61 @@ async def test_an_artifact_of_another_space_cannot_be_cited(
     with pytest.raises(NotFound, match=f"no artifact '{bobs.id}' in space 'alice'"):
         await remember(graph, story.space, [item], actor=Actor.operator("test"))
     assert await count(graph, "Claim") == 0
+
+
+ADD_ARTIFACT = """
+mutation($path: String!) {
+  addArtifact(space: "alice", input: {path: $path}) {
+    artifact { id }
+    errors { code field message }
+  }
+}
+"""
+
+
+@pytest.mark.parametrize(
+    ("path", "message"),
+    [
+        ("loop/a.txt", "blob path 'loop/a.txt' cannot be followed: a loop of symbolic links"),
+        ("x" * 5000, "a blob path is at most 1024 characters, not 5000"),
+        ("n" * 300 + "/a.txt", "a part of a blob path is at most 255 bytes"),
+    ],
+)
+async def test_a_blob_path_the_file_system_cannot_follow_is_a_validation_error_over_graphql(
+    story: Story,
+    blob_root: Path,
+    test_settings: Settings,
+    neo4j_target: Neo4jTarget,
+    path: str,
+    message: str,
+) -> None:
+    (blob_root / "loop").symlink_to(blob_root / "loop", target_is_directory=True)
+    settings = test_settings.model_copy(update={"blob_root": blob_root})
+    async with running(create_app(settings, neo4j_target)) as client:
+        body = await gql(client, ADD_ARTIFACT, {"path": path})
+    assert body["data"]["addArtifact"] == {
+        "artifact": None,
+        "errors": [{"code": "VALIDATION", "field": "path", "message": message}],
+    }
+    await _nothing_written(story.graph)
+
+
+async def test_a_blob_path_with_a_lone_surrogate_is_a_validation_error_at_every_door(
+    story: Story, blob_root: Path, test_settings: Settings, neo4j_target: Neo4jTarget
+) -> None:
+    with pytest.raises(ValidationFailed, match=re.escape("a blob path is text (valid UTF-8)")):
+        await _add(story, blob_root, path="notes/\ud800.txt")
+    # JSON escapes it (`\ud800`); the HTTP door refuses the request before any resolver.
+    request = json.dumps({"query": ADD_ARTIFACT, "variables": {"path": "notes/\ud800.txt"}})
+    settings = test_settings.model_copy(update={"blob_root": blob_root})
+    async with running(create_app(settings, neo4j_target)) as client:
+        response = await client.post(
+            "/graphql", content=request, headers={"content-type": "application/json"}
+        )
+    assert response.json()["errors"] == [
+        {
+            "message": "the request contains a lone surrogate (\\ud800), which is not Unicode text",
+            "extensions": {"code": "VALIDATION"},
+        }
+    ]
+    await _nothing_written(story.graph)

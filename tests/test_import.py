@@ -142,3 +142,29 @@ async def test_engram_import_shows_progress_and_writes_a_report(
     rerun = run_engram(env, "import", str(source), "--space", "alice")
     assert rerun.returncode == 0
     assert "0 remembered (0 then retracted), 3 already known" in rerun.stdout
+
+
+async def test_engram_import_refuses_lines_that_are_not_unicode_by_their_numbers(
+    graph: Graph, test_settings: Settings, neo4j_target: Neo4jTarget, tmp_path: Path
+) -> None:
+    await create_space(graph, "alice", "", actor=Actor.operator("test"))
+    good = {
+        "type": "preferences",
+        "key": "pref:other:tea",
+        "value_json": {"value": "green"},
+        "authority": "user_stated",
+    }
+    lone = {"type": "preferences", "key": "pref:other:cake", "value_json": {"value": "\ud800"}}
+    source = tmp_path / "items.jsonl"
+    # json.dumps escapes the lone surrogate (`\ud800`); the third line's bytes are no UTF-8.
+    source.write_bytes(f"{json.dumps(good)}\n{json.dumps(lone)}\n".encode() + b'{"k": "\xff"}\n')
+    env = engram_env(test_settings, neo4j_target)
+
+    done = run_engram(env, "import", str(source), "--space", "alice")
+
+    assert (done.returncode, done.stderr.count("Traceback")) == (0, 0), done.stderr
+    assert "3 lines: 1 remembered (0 then retracted), 0 already known, 0 skipped, 2 refused" in (
+        done.stdout
+    )
+    assert "line 2: VALIDATION: a string holds a lone surrogate (not Unicode text)" in done.stdout
+    assert "line 3: VALIDATION: not UTF-8 text" in done.stdout

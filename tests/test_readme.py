@@ -15,10 +15,10 @@ README = (Path(__file__).resolve().parents[1] / "README.md").read_text()
 EXAMPLES = re.findall(r"```graphql\n(.*?)```", README, flags=re.DOTALL)
 
 
-async def test_the_readme_shows_three_graphql_examples_that_work(
+async def test_the_readmes_related_explain_and_correct_examples_work_on_the_people_story(
     graph: Graph, test_settings: Settings, neo4j_target: Neo4jTarget
 ) -> None:
-    assert len(EXAMPLES) == 6
+    assert len(EXAMPLES) == 7
     people = await people_story(graph)
     related, explain, correction, *_ = EXAMPLES
     [observation] = await graph.read(
@@ -44,6 +44,21 @@ async def test_the_readme_shows_three_graphql_examples_that_work(
     assert fixed["data"]["correct"]["errors"] == []
     assert fixed["data"]["correct"]["claim"]["revision"] == 2
     assert people.claims["bob-acme"].revision == 1
+
+
+async def test_the_readmes_messages_example_finds_what_was_said_in_the_window(
+    graph: Graph, test_settings: Settings, neo4j_target: Neo4jTarget
+) -> None:
+    said = EXAMPLES[3]
+    assert said.lstrip().startswith("{\n  messages(")
+    await people_story(graph)
+    async with running(create_app(test_settings, neo4j_target)) as client:
+        answer = await gql(client, said)
+    assert "errors" not in answer, answer
+    assert [
+        (m["observation"]["content"], m["observation"]["role"], m["sources"])
+        for m in answer["data"]["messages"]
+    ] == [("alice left Acme at the end of June 2023", "USER", ["words"])]
 
 
 async def test_the_readmes_facts_in_any_order_answer_as_it_says(

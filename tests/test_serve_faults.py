@@ -38,6 +38,22 @@ def own_settings(tmp_path: Path, test_settings: Settings) -> Iterator[Settings]:
 
 def serve(settings: Settings, *args: str) -> tuple[subprocess.Popen[str], str, Path]:
     """`engram serve` on a free port with its own data directory, once /readyz says ready."""
+    process, base, log = spawn_serve(settings, *args)
+    deadline = time.monotonic() + 240
+    while time.monotonic() < deadline:
+        assert process.poll() is None, f"engram serve exited:\n{log.read_text()}"
+        try:
+            if httpx.get(f"{base}/readyz", timeout=2).status_code == 200:
+                return process, base, log
+        except httpx.TransportError:
+            pass
+        time.sleep(0.3)
+    process.kill()
+    pytest.fail(f"engram serve not ready in 240 s:\n{log.read_text()}")
+
+
+def spawn_serve(settings: Settings, *args: str) -> tuple[subprocess.Popen[str], str, Path]:
+    """`engram serve` started on a free port with its own data directory (not waited for)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("NEO4J_", "ENGRAM_"))}
     env.update(
         ENGRAM_DATA_DIR=str(settings.data_dir),
@@ -58,18 +74,21 @@ def serve(settings: Settings, *args: str) -> tuple[subprocess.Popen[str], str, P
             stderr=subprocess.STDOUT,
             text=True,
         )
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 240
-    while time.monotonic() < deadline:
-        assert process.poll() is None, f"engram serve exited:\n{log.read_text()}"
-        try:
-            if httpx.get(f"{base}/readyz", timeout=2).status_code == 200:
-                return process, base, log
-        except httpx.TransportError:
-            pass
-        time.sleep(0.3)
-    process.kill()
-    pytest.fail(f"engram serve not ready in 240 s:\n{log.read_text()}")
+    return process, f"http://127.0.0.1:{port}", log
+
+
+def neo4j_processes(home: Path) -> list[int]:
+    """The pids of the processes whose command line names the Neo4j home `home`."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit() and not gone(int(entry.name)):
+            try:
+                cmdline = (entry / "cmdline").read_bytes().split(b"\0")
+            except OSError:
+                continue
+            if str(home).encode() in cmdline and any(b"java" in part for part in cmdline[:1]):
+                found.append(int(entry.name))
+    return found
 
 
 def gone(pid: int) -> bool:
@@ -96,6 +115,28 @@ def test_engram_serve_stopped_by_a_signal_stops_the_neo4j_it_started(
     assert "Neo4j stopped (it was started by this command" in log.read_text()
     with pytest.raises(httpx.TransportError):
         httpx.get(f"{base}/healthz", timeout=2)
+
+
+@pytest.mark.parametrize("moment", ["one second after start", "while Neo4j boots"])
+def test_engram_serve_stopped_during_boot_leaves_no_neo4j_running(
+    own_settings: Settings, moment: str
+) -> None:
+    process, _, log = spawn_serve(own_settings)
+    home = own_settings.neo4j_home
+    if moment == "while Neo4j boots":
+        deadline = time.monotonic() + 120
+        while not neo4j_processes(home):
+            assert time.monotonic() < deadline, log.read_text()
+            assert process.poll() is None, log.read_text()
+            time.sleep(0.05)
+        assert LocalNeo4j(own_settings).status() is None, "not yet ready"
+    else:
+        time.sleep(1)
+    process.send_signal(signal.SIGTERM)
+    # Before its handlers are set (the first moments of Python), SIGTERM ends it at once.
+    assert process.wait(timeout=120) in (0, -signal.SIGTERM), log.read_text()
+    assert neo4j_processes(home) == []
+    assert LocalNeo4j(own_settings).status() is None
 
 
 def test_engram_serve_with_keep_neo4j_leaves_it_running_after_sigterm(

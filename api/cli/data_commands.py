@@ -47,7 +47,8 @@ def import_file(
     strict: Annotated[bool, typer.Option(help="Exit 2 if any line was refused.")] = False,
 ) -> None:
     """Import memory items (one JSON object per line); idempotent, with a report of refusals."""
-    lines = file.read_text(encoding="utf-8").splitlines()
+    # Bytes that are no UTF-8 stay as surrogate escapes: their line is refused, by its number.
+    lines = file.read_text(encoding="utf-8", errors="surrogateescape").splitlines()
     with _bar() as bar:
         task = bar.add_task(f"importing {file.name}", total=len(lines))
 

@@ -99,13 +99,15 @@ def serve(
         if value is not None
     }
     settings = settings.model_copy(update=overrides)
-    target = resolve_target(settings)
-    started_here = target.local is not None and target.local.started_here
     local = LocalNeo4j(settings)
+    target = None
     try:
         with stopped_by_signals():
+            # A signal while the local Neo4j boots ends the boot, which stops that Neo4j.
+            target = resolve_target(settings)
             _serve(settings, target, local)
     finally:
+        started_here = target is not None and target.local is not None and target.local.started_here
         if started_here and not keep_neo4j:
             # A second Ctrl-C must not cut the clean shutdown of the store short.
             signal.signal(signal.SIGINT, signal.SIG_IGN)

@@ -13,6 +13,7 @@ a blob (`read_blob`): content that changed behind Engram's back is refused, not 
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import re
 from pathlib import Path, PurePosixPath
@@ -84,34 +85,67 @@ def normalise_url(url: str) -> str:
     return urlunsplit((scheme, netloc, parts.path or "/", parts.query, ""))
 
 
+MAX_BLOB_PATH = 1024
+"""Characters of a blob path at most (and 255 bytes of UTF-8 a part, as file systems allow)."""
+
+
 def resolve_blob(root: Path, relative: str) -> Path:
-    """The file `relative` names under `root`; refuses anything that would leave `root`."""
+    """The file `relative` names under `root`; refuses anything that would leave `root`, and
+    answers a path the file system cannot follow (a loop, a name too long, bad encoding) with
+    `VALIDATION` naming the path, never an unexpected error."""
     if not relative or "\0" in relative or "\\" in relative:
         raise ValidationFailed(f"not a blob path: {relative!r}", field="path")
+    if len(relative) > MAX_BLOB_PATH:
+        raise ValidationFailed(
+            f"a blob path is at most {MAX_BLOB_PATH} characters, not {len(relative)}", field="path"
+        )
+    try:
+        parts = [part.encode() for part in relative.split("/")]
+    except UnicodeEncodeError:
+        raise ValidationFailed("a blob path is text (valid UTF-8)", field="path") from None
+    if any(len(part) > 255 for part in parts):
+        raise ValidationFailed("a part of a blob path is at most 255 bytes", field="path")
     pure = PurePosixPath(relative)
     if pure.is_absolute() or ".." in pure.parts:
         raise ValidationFailed(
             f"blob path {relative!r} must stay under the blob root (no '..', not absolute)",
             field="path",
         )
-    real_root = root.resolve()
-    candidate = (real_root / pure).resolve()
-    if not candidate.is_relative_to(real_root):
-        raise ValidationFailed(f"blob path {relative!r} leaves the blob root", field="path")
-    if not candidate.is_file():
+    try:
+        real_root = root.resolve()
+        candidate = (real_root / pure).resolve(strict=False)
+        if not candidate.is_relative_to(real_root):
+            raise ValidationFailed(f"blob path {relative!r} leaves the blob root", field="path")
+        found = candidate.is_file()
+    except (OSError, RuntimeError) as failure:  # RuntimeError: a symlink loop (Python 3.11)
+        raise ValidationFailed(
+            f"blob path {relative!r} cannot be followed: {_why(failure)}", field="path"
+        ) from None
+    if not found:
         raise NotFound(f"no file {relative!r} under the blob root", field="path")
     return candidate
+
+
+def _why(failure: BaseException) -> str:
+    if isinstance(failure, RuntimeError) or getattr(failure, "errno", None) == errno.ELOOP:
+        return "a loop of symbolic links"
+    if getattr(failure, "errno", None) == errno.ENAMETOOLONG:
+        return "a name too long for the file system"
+    return getattr(failure, "strerror", None) or "the file system refused it"
 
 
 def _digest(path: Path, limit: int) -> tuple[str, int]:
     digest = hashlib.sha256()
     size = 0
-    with path.open("rb") as handle:
-        while chunk := handle.read(1 << 20):
-            size += len(chunk)
-            if size > limit:
-                raise ValidationFailed(f"blob is larger than {limit} bytes", field="path")
-            digest.update(chunk)
+    try:
+        with path.open("rb") as handle:
+            while chunk := handle.read(1 << 20):
+                size += len(chunk)
+                if size > limit:
+                    raise ValidationFailed(f"blob is larger than {limit} bytes", field="path")
+                digest.update(chunk)
+    except OSError as failure:
+        raise ValidationFailed(f"blob cannot be read: {_why(failure)}", field="path") from None
     return digest.hexdigest(), size
 
 

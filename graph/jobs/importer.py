@@ -132,11 +132,21 @@ def _digest(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
+def _is_unicode(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def parse_line(number: int, raw: str) -> _Item | Refusal | None:
     """One JSONL line as an item to import, a refusal, or None for a blank line."""
     text = raw.strip()
     if not text:
         return None
+    if not _is_unicode(text):  # bytes that are no UTF-8, read as surrogate escapes
+        return Refusal(number, ErrorCode.VALIDATION.value, "not UTF-8 text")
     try:
         data = json.loads(text)
     except json.JSONDecodeError as failure:
@@ -145,6 +155,10 @@ def parse_line(number: int, raw: str) -> _Item | Refusal | None:
         return Refusal(number, ErrorCode.VALIDATION.value, "a line is a JSON object")
     # One spelling per item, so a re-serialised copy of a line is recognised as the same item.
     text = canonical_json(data)
+    if not _is_unicode(text):  # a `\ud800` escape: a lone surrogate is no Unicode text
+        return Refusal(
+            number, ErrorCode.VALIDATION.value, "a string holds a lone surrogate (not Unicode text)"
+        )
     status = data.get("status", "active")
     if status == "superseded":
         return Refusal(number, "SKIPPED", "superseded history is not imported (no recorded time)")

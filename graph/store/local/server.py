@@ -20,8 +20,6 @@ import os
 import re
 import secrets
 import shutil
-import signal
-import socket
 import subprocess
 import time
 from dataclasses import asdict, dataclass
@@ -38,7 +36,15 @@ from graph.store.local.browser_settings import (
     guide_origin,
     post_connect_commands,
 )
-from graph.store.local.launcher_class import is_launcher_command, launcher_arguments
+from graph.store.local.launcher_class import launcher_arguments
+from graph.store.local.processes import (
+    alive,
+    is_our_launcher,
+    port_free,
+    port_of,
+    port_open,
+    terminate,
+)
 from graph.store.settings import NEO4J_BROWSER_VERSION, NEO4J_VERSION, Settings
 
 # The JVM flags Neo4j's own neo4j.conf passes (server.jvm.additional), minus AlwaysPreTouch,
@@ -114,7 +120,7 @@ class LocalNeo4j:
             uri = str(state["uri"])
         except (ValueError, KeyError, OSError):
             return None
-        if not _is_our_launcher(pid, self.home) or not _port_open(uri):
+        if not is_our_launcher(pid, self.home) or not port_open(uri):
             return None
         return RunningNeo4j(
             pid=pid,
@@ -146,9 +152,13 @@ class LocalNeo4j:
                 # The remembered port was taken between our probe and Neo4j's bind: any port.
                 self._write_config(self.settings.neo4j_port)
                 started = self._launch(java, classpath)
-            self._wait_for_bolt(started.uri, password, started.pid)
+            try:
+                self._wait_for_bolt(started.uri, password, started.pid)
+            except BaseException:
+                terminate(started.pid, 30)
+                raise
             self._state_file.write_text(json.dumps(started.state(), indent=2))
-            self._port_file.write_text(f"{_port_of(started.uri)}\n")
+            self._port_file.write_text(f"{port_of(started.uri)}\n")
             return started
 
     def stop(self, timeout: float = 60.0) -> bool:
@@ -157,7 +167,7 @@ class LocalNeo4j:
         if running is None:
             self._state_file.unlink(missing_ok=True)
             return False
-        _terminate(running.pid, timeout)
+        terminate(running.pid, timeout)
         self._state_file.unlink(missing_ok=True)
         return True
 
@@ -220,7 +230,7 @@ class LocalNeo4j:
             remembered = int(self._port_file.read_text())
         except (OSError, ValueError):
             return 0
-        return remembered if _port_free(remembered) else 0
+        return remembered if port_free(remembered) else 0
 
     def _write_config(self, port: int) -> None:
         config = {
@@ -274,6 +284,16 @@ class LocalNeo4j:
             start_new_session=True,
         )
         pid = int(spawned.stdout.strip())
+        try:
+            return self._ready(pid)
+        except BaseException:
+            # Whatever ends the wait — a failure, a timeout, Ctrl-C or SIGTERM of the command
+            # that started it — stops the Neo4j this launch started: nothing is left booting.
+            terminate(pid, 30)
+            raise
+
+    def _ready(self, pid: int) -> RunningNeo4j:
+        """The launched Neo4j once its log says it is ready."""
         deadline = time.monotonic() + self.settings.neo4j_start_timeout
         while time.monotonic() < deadline:
             for line in self.launcher_log.read_text(errors="replace").splitlines():
@@ -289,14 +309,12 @@ class LocalNeo4j:
                         started_here=True,
                     )
                 if failed := _FAILED.match(line):
-                    _terminate(pid, 30)
                     raise SetupError(
                         f"local Neo4j failed to start: {failed['reason']}\n{self.log_tail()}"
                     )
-            if not _alive(pid):
+            if not alive(pid):
                 raise SetupError(f"local Neo4j exited before it was ready\n{self.log_tail()}")
             time.sleep(0.1)
-        _terminate(pid, 30)
         raise SetupError(
             f"local Neo4j was not ready within {self.settings.neo4j_start_timeout:.0f} s "
             f"(ENGRAM_NEO4J_START_TIMEOUT)\n{self.log_tail()}"
@@ -316,79 +334,8 @@ class LocalNeo4j:
         try:
             verify()
         except (Neo4jError, ServiceUnavailable) as failure:
-            _terminate(pid, 30)
+            terminate(pid, 30)
             raise SetupError(
                 f"local Neo4j printed ready but Bolt at {uri} refused us: {failure}\n"
                 f"{self.log_tail()}"
             ) from failure
-
-
-def _is_our_launcher(pid: int, home: Path) -> bool:
-    try:
-        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
-    except OSError:
-        return False
-    return is_launcher_command(cmdline) and str(home).encode() in cmdline
-
-
-def _port_of(uri: str) -> int:
-    return int(uri.rpartition(":")[2])
-
-
-def _port_free(port: int) -> bool:
-    with socket.socket() as probe:
-        # As Neo4j binds (SO_REUSEADDR): connections a killed server left in TIME_WAIT do not
-        # keep it from its port, only a listener does.
-        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            probe.bind(("127.0.0.1", port))
-        except OSError:
-            return False
-    return True
-
-
-def _port_open(uri: str) -> bool:
-    host, _, port = uri.removeprefix("bolt://").rpartition(":")
-    try:
-        with socket.create_connection((host, int(port)), timeout=2):
-            return True
-    except (OSError, ValueError):
-        return False
-
-
-def _terminate(pid: int, timeout: float) -> None:
-    """SIGTERM the launcher (its shutdown hook closes the store cleanly), SIGKILL if it hangs."""
-    try:
-        os.kill(pid, signal.SIGTERM)
-    except ProcessLookupError:
-        return
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if not _alive(pid):
-            return
-        time.sleep(0.1)
-    try:
-        os.kill(pid, signal.SIGKILL)
-    except ProcessLookupError:
-        return
-    while _alive(pid):
-        time.sleep(0.1)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        waited, _ = os.waitpid(pid, os.WNOHANG)
-    except ChildProcessError:
-        waited = 0  # not our child: fall back to probing
-    if waited == pid:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    # A zombie whose parent has not reaped it yet is gone for our purposes.
-    try:
-        status = Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0]
-    except OSError:
-        return False
-    return status != "Z"
