@@ -85,13 +85,18 @@ class MemoryAdmin:
     async def declare_predicates(
         self, actor: Actor, space: str, rules: Sequence[tuple[str, Cardinality]]
     ) -> list[predicate_rules.PredicateRule]:
-        """Declare several predicates' rules in one transaction (all or none)."""
-        actor.check_write(space)
+        """Declare several predicates' rules in one transaction (all or none); an administrative
+        act, for a key made with the rules grant."""
+        actor.tier_in(space)
+        actor.check_rules(space)
         return await predicate_rules.declare_predicates(self.graph, space, rules, actor=actor)
 
-    async def predicate_rules(self, view: View) -> list[predicate_rules.PredicateRule]:
-        """The space's declared rules and the defaults it did not override."""
-        return (await predicate_rules.predicate_rules(self.graph, view.space_id)).listing()
+    async def predicate_rules(
+        self, view: View, *, every: bool = False
+    ) -> list[predicate_rules.PredicateRule]:
+        """The defaults, and the rules the space declared for predicates the view has facts of
+        (`every`: all of them, for a key with the rules grant)."""
+        return await predicate_rules.predicate_rules(self.graph, view, every=every)
 
     async def close(self) -> None:
         """Hand the driver back from neomodel and close it."""

@@ -87,13 +87,16 @@ def keys_create(
     legal: Annotated[
         bool, typer.Option(help="Also allow placing and releasing legal holds.")
     ] = False,
+    rules: Annotated[
+        bool, typer.Option(help="Also allow declaring predicate rules (and see them all).")
+    ] = False,
     name: Annotated[str, typer.Option(help="Who or what the key is for.")] = "",
 ) -> None:
     """Issue an API key; its secret is printed once and only its hash is kept."""
     from graph.domain.actor import Grant
     from graph.domain.model import Privacy
 
-    grants = [Grant(s, Privacy[tier.name], write=write, legal=legal) for s in space]
+    grants = [Grant(s, Privacy[tier.name], write=write, legal=legal, rules=rules) for s in space]
 
     async def issue(memory: Memory) -> Any:
         known = {s.name for s in await memory.all_spaces()}
@@ -124,7 +127,7 @@ def keys_list() -> None:
         state = "revoked" if key["revoked"] else "active"
         grants = ", ".join(
             f"{g['space']}:{g['tier']}{':write' if g['write'] else ''}"
-            f"{':legal' if g.get('legal') else ''}"
+            f"{':legal' if g.get('legal') else ''}{':rules' if g.get('rules') else ''}"
             for g in key["grants"]
         )
         # Verbatim: rich would read `alice:secret:` as an emoji code and colour the ids.

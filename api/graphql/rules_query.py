@@ -1,5 +1,6 @@
-"""The `predicateRules` query: how each predicate of a space behaves — the rules it declared
-(`declarePredicate(s)`) and the ONE defaults — as any key that may read the space sees them."""
+"""The `predicateRules` query: how each predicate of a space behaves — the ONE defaults, and the
+rules it declared (`declarePredicate(s)`) for predicates the key can read facts of (a key with
+the rules grant: all of them)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,8 @@ from graph.domain.errors import EngramError
 async def space_rules(info: EngramInfo, space: str) -> list[PredicateRule] | None:
     try:
         view = await info.context.view(space, None, None)
-        rules = await info.context.memory.predicate_rules(view)
+        every = info.context.principal.has_rules(space)
+        rules = await info.context.memory.predicate_rules(view, every=every)
     except EngramError as failure:
         raise EngramGraphQLError(failure) from failure
     return [PredicateRule.of(rule) for rule in rules]
@@ -22,5 +24,6 @@ async def space_rules(info: EngramInfo, space: str) -> list[PredicateRule] | Non
 
 rules_field = strawberry.field(
     resolver=space_rules,
-    description="The space's predicate rules: those it declared and the ONE defaults.",
+    description="The space's predicate rules: the ONE defaults, and those it declared for "
+    "predicates this key can read facts of (a key with the rules grant: all).",
 )

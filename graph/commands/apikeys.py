@@ -85,7 +85,13 @@ def _digest(secret: str) -> str:
 
 def _grants_json(grants: list[Grant]) -> list[dict[str, Any]]:
     return [
-        {"space": g.space, "tier": g.tier.name.lower(), "write": g.write, "legal": g.legal}
+        {
+            "space": g.space,
+            "tier": g.tier.name.lower(),
+            "write": g.write,
+            "legal": g.legal,
+            "rules": g.rules,
+        }
         for g in grants
     ]
 
@@ -97,6 +103,7 @@ def _grants(raw: list[dict[str, Any]]) -> dict[str, Grant]:
             Privacy[str(g["tier"]).upper()],
             bool(g["write"]),
             bool(g.get("legal", False)),
+            bool(g.get("rules", False)),
         )
         for g in raw
     }

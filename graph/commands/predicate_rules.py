@@ -1,11 +1,14 @@
 """A space's predicate rules: which predicates hold one current value (`ONE`) and which many.
 
-    >>> await declare_predicates(graph, "alice", [("WORKS_AT", Cardinality.MANY)], actor=agent)
-    >>> rules = await predicate_rules(graph, "alice", actor=agent)
+    >>> await declare_predicates(graph, "alice", [("OWNS", Cardinality.MANY)], actor=admin)
+    >>> rules = await predicate_rules(graph, view)
 
-Rules live on the space node (`onePredicates`, `manyPredicates`): space-wide, like the space's
-name, and read by every writer of it. A declaration changes how the keys of later facts are
-derived; facts already written keep theirs (see `graph.domain.cardinality`).
+Rules live on the space node (`onePredicates`, `manyPredicates`): space-wide, read by every
+writer of it, whatever its tier — so declaring one is an administrative act (a key with the
+rules grant, `Actor.check_rules`). A rule decides the keys of facts (`graph.domain.cardinality`),
+so it is declared before the predicate's first fact: a declaration that would give facts already
+written other keys is refused (Engram does not re-key facts). A reader is shown the defaults and
+the rules of predicates it can read facts of; a rules key, every rule.
 """
 
 from __future__ import annotations
@@ -20,11 +23,32 @@ from graph.domain import memory_types as mt
 from graph.domain.actor import Actor
 from graph.domain.cardinality import SINGLE_VALUED, Cardinality, default_cardinality
 from graph.domain.errors import ValidationFailed
+from graph.reads.visibility import View
 from graph.store.db import Graph, run
 
 RULES_OF_SPACE: LiteralString = """
 MATCH (s:Space {id: $spaceId})
 RETURN coalesce(s.onePredicates, []) AS one, coalesce(s.manyPredicates, []) AS many
+"""
+
+# The current facts of `$predicate` whose key has the other shape than `$cardinality` gives:
+# `fact:<subject>:<PREDICATE>` for ONE, one more part (the object or value) for MANY.
+FACTS_KEYED_OTHERWISE: LiteralString = """
+MATCH (c:Claim {spaceId: $spaceId, type: 'fact', predicate: $predicate})
+WHERE c.supersededAt IS NULL AND c.erasedAt IS NULL
+  AND (size(split(c.key, ':')) > 3) = ($cardinality = 'one')
+RETURN count(c) AS facts
+"""
+
+# The declared predicates the reader has a fact of, at its tier (not forgotten).
+PREDICATES_READ: LiteralString = """
+UNWIND $predicates AS predicate
+CALL (predicate) {
+  MATCH (c:Claim {spaceId: $spaceId, type: 'fact', predicate: predicate})
+  WHERE c.privacy <= $maxPrivacy AND c.erasedAt IS NULL AND c.recordedAt <= $knownAt
+  RETURN c LIMIT 1
+}
+RETURN predicate
 """
 
 DECLARE_RULE: LiteralString = """
@@ -103,7 +127,21 @@ async def declare_predicates(
 
     async def work(ctx: WriteContext) -> list[PredicateRule]:
         audit = AuditLog()
-        for predicate, cardinality in rules:
+        for index, (predicate, cardinality) in enumerate(rules):
+            [found] = await run(
+                ctx.tx,
+                FACTS_KEYED_OTHERWISE,
+                spaceId=ctx.space_id,
+                predicate=predicate,
+                cardinality=cardinality.value,
+            )
+            if found["facts"]:
+                raise ValidationFailed(
+                    f"predicate {predicate} already has facts keyed under the other rule in this "
+                    f"space; a rule is declared before a predicate's first fact (Engram does not "
+                    f"re-key facts)",
+                    field=f"rules[{index}].cardinality" if len(rules) > 1 else "cardinality",
+                )
             await run(
                 ctx.tx,
                 DECLARE_RULE,
@@ -115,10 +153,16 @@ async def declare_predicates(
         await audit.write(ctx)
         return [PredicateRule(predicate, cardinality, True) for predicate, cardinality in rules]
 
-    return await run_command(graph, space, actor, work)
+    return await run_command(graph, space, actor, work, needs=Actor.check_rules)
 
 
-async def predicate_rules(graph: Graph, space_id: str) -> PredicateRules:
-    """The rules of the space with id `space_id` (its readers' business, as its name is)."""
-    rows = await graph.read(RULES_OF_SPACE, spaceId=space_id)
-    return rules_of(rows[0]) if rows else PredicateRules({})
+async def predicate_rules(graph: Graph, view: View, *, every: bool = False) -> list[PredicateRule]:
+    """The defaults, and the rules the view's space declared for predicates the view has a
+    fact of (`every`: all the declared ones)."""
+    rows = await graph.read(RULES_OF_SPACE, spaceId=view.space_id)
+    rules = rules_of(rows[0]) if rows else PredicateRules({})
+    if not every and rules.declared:
+        read = await graph.read(PREDICATES_READ, **view.params(), predicates=sorted(rules.declared))
+        shown = {row["predicate"] for row in read}
+        rules = PredicateRules({p: c for p, c in rules.declared.items() if p in shown})
+    return rules.listing()

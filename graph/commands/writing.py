@@ -56,10 +56,15 @@ class WriteContext:
     """The space's declared `ONE` and `MANY` predicates, read with the tick (None: not read)."""
 
 
-async def begin_write(tx: AsyncManagedTransaction, space: str, actor: Actor) -> WriteContext:
-    """Check the actor's write grant, then tick the space's clock (serialising its writers);
-    FORBIDDEN without a grant, NOT_FOUND if the space is gone."""
-    actor.check_write(space)
+async def begin_write(
+    tx: AsyncManagedTransaction,
+    space: str,
+    actor: Actor,
+    needs: Callable[[Actor, str], None] = Actor.check_write,
+) -> WriteContext:
+    """Check the actor's grant (`needs`: write, unless another), then tick the space's clock
+    (serialising its writers); FORBIDDEN without the grant, NOT_FOUND if the space is gone."""
+    needs(actor, space)
     tier = actor.tier_in(space)
     [row] = await run(tx, TICK_IN_SPACE, space=space)
     if row["id"] is None or not row["live"]:
@@ -77,7 +82,12 @@ async def begin_write(tx: AsyncManagedTransaction, space: str, actor: Actor) -> 
 
 
 async def run_command(
-    graph: Graph, space: str, actor: Actor, work: Callable[[WriteContext], Awaitable[T]]
+    graph: Graph,
+    space: str,
+    actor: Actor,
+    work: Callable[[WriteContext], Awaitable[T]],
+    *,
+    needs: Callable[[Actor, str], None] = Actor.check_write,
 ) -> T:
     """Run `work` in one writing transaction of `space` as `actor` (retried on transient
     failures, so `work` must be safe to run again): the grant checked, the clock ticked, the
@@ -85,7 +95,7 @@ async def run_command(
     one (the space's clock serialises Engram's own): REVISION_CONFLICT, nothing written."""
 
     async def transaction(tx: AsyncManagedTransaction) -> T:
-        return await work(await begin_write(tx, space, actor))
+        return await work(await begin_write(tx, space, actor, needs))
 
     try:
         return await graph.write_tx(transaction)

@@ -1,9 +1,9 @@
 """Who acts: the one explicit actor every command in graph/ is given.
 
 An actor is a name for the audit trail and its grants: which spaces it may read (up to which
-privacy tier), in which it may write, and where it may place or release legal holds. Nothing in
-graph/ assumes an actor: the API builds one from the API key, the command line and the jobs
-(import, retention, restore) build an operator explicitly.
+privacy tier), in which it may write, where it may place or release legal holds, and where it
+may declare predicate rules. Nothing in graph/ assumes an actor: the API builds one from the API
+key, the command line and the jobs (import, retention, restore) build an operator explicitly.
 
     >>> agent = Actor("key:3f9a:agent-7", {"alice": Grant("alice", Privacy.NORMAL, write=True)})
     >>> agent.tier_in("alice")
@@ -34,6 +34,9 @@ class Grant:
     write: bool = False
     legal: bool = False
     """May place and release legal holds (a writer alone may not lift a hold and then forget)."""
+    rules: bool = False
+    """May declare predicate rules, which every tier's facts follow (a writer alone may not),
+    and sees every declared rule."""
 
 
 @dataclass(frozen=True)
@@ -76,6 +79,20 @@ class Actor:
         if not self.has_legal(space):
             raise Forbidden(
                 f"this key may not place or release legal holds in space {space!r}", field="space"
+            )
+
+    def has_rules(self, space: str) -> bool:
+        if self.everything:
+            return True
+        grant = self.grants.get(space)
+        return grant is not None and grant.rules
+
+    def check_rules(self, space: str) -> None:
+        if not self.has_rules(space):
+            raise Forbidden(
+                f"this key may not declare predicate rules in space {space!r} (a key made with "
+                "--rules may)",
+                field="space",
             )
 
     def sees_space(self, space: str) -> bool:
