@@ -197,7 +197,7 @@ async def test_an_agent_remembers_recalls_walks_corrects_and_forgets_over_http(
 
         [hit] = await call(session, "recall", space="alice", query="alice acme", types=["FACT"])
         assert (hit["key"], hit["subject"], hit["object"]) == (FACT, job["subject"], job["object"])
-        assert hit["score"] > 0 and "text" in hit["foundBy"] and hit["state"] == "CURRENT"
+        assert hit["score"] > 0 and "text" in hit["sources"] and hit["state"] == "CURRENT"
 
         assert await call(session, "context", space="alice") == {
             "space": "alice",

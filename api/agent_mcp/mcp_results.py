@@ -114,7 +114,7 @@ async def hits_json(memory: Memory, view: View, hits: Sequence[Hit]) -> list[Jso
     return [
         {
             "score": round(hit.score, 4),
-            "foundBy": list(hit.sources),
+            "sources": list(hit.sources),
             "state": hit.state.value,
             **claim,
         }
