@@ -21,8 +21,10 @@ if TYPE_CHECKING:  # imported when a command runs: `--help` and `--version` stay
 
 T = TypeVar("T")
 
-out = Console(soft_wrap=True)
-err = Console(stderr=True, soft_wrap=True)
+# Never wrapped at the terminal's width, never coloured by guesswork (numbers, brackets): what a
+# command prints is data, the same in a terminal as in a pipe.
+out = Console(soft_wrap=True, highlight=False)
+err = Console(stderr=True, soft_wrap=True, highlight=False)
 
 
 def with_memory(work: Callable[[Memory], Awaitable[T]], *, embed_threads: int = 1) -> T:
