@@ -1,8 +1,8 @@
 """The Starlette application: /graphql, /mcp, /healthz, /readyz, Neo4j Browser at /browser and,
 in dev mode, GraphiQL at /graphql (its assets at /graphiql/assets).
 
-    >>> app = create_app(settings, resolve_target(settings))
-    >>> uvicorn.run(app)
+    app = create_app(settings, resolve_target(settings))
+    uvicorn.run(app)
 
 The lifespan owns the one async driver: it connects, hands the driver to neomodel, applies
 pending migrations, and closes the driver at shutdown. `/graphql` and `/mcp` (MCP over

@@ -1,11 +1,11 @@
 """The one door into Engram's memory: every outside caller — the GraphQL resolvers, the command
 line, the MCP server, the benches — goes through `Memory`.
 
-    >>> memory = await Memory.open(get_settings())       # connects; shares the driver with neomodel
-    >>> view = await memory.view(agent, "alice", as_of=last_year)
-    >>> near = await memory.related(view, alice.id, hops=2)
-    >>> [claim] = await memory.remember(agent, "alice", [{"key": "pref:ui:theme", ...}])
-    >>> await memory.close()
+    memory = await Memory.open(get_settings())       # connects; shares the driver with neomodel
+    view = await memory.view(agent, "alice", as_of=last_year)
+    near = await memory.related(view, alice.id, hops=2)
+    [claim] = await memory.remember(agent, "alice", [{"key": "pref:ui:theme", ...}])
+    await memory.close()
 
 A `Memory` holds the connection, no caller: every command takes the explicit `Actor` (spaces,
 tier, legal grant) and every read a `View` opened for one — so what a caller may not read it can

@@ -1,6 +1,6 @@
 """What the MCP tools answer: Engram's records as compact JSON a model reads at a glance.
 
-    >>> await claims_json(memory, view, [claim])
+    await claims_json(memory, view, [claim])
     [{"key": "fact:person/alice:WORKS_AT", "revision": 1, "status": "ACTIVE",
       "subject": "Alice (entity:person:alice)", "predicate": "WORKS_AT",
       "object": "Acme (entity:org:acme)", "valid": ["2023-03-01T00:00:00+00:00", null], …,

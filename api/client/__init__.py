@@ -1,10 +1,10 @@
 """A Python client for Engram's GraphQL API, blocking and asyncio, on httpx.
 
-    >>> from api.client import EngramClient, EntityRef, MemoryItem
-    >>> with EngramClient("http://127.0.0.1:8000", api_key="egk_…") as engram:
-    ...     said = engram.record_observation("alice", episode.id, "I work at Acme")
-    ...     engram.link("alice", EntityRef(key="entity:person:alice"), "WORKS_AT",
-    ...                 EntityRef(key="entity:org:acme"), evidence=[said.id])
+    from api.client import EngramClient, EntityRef, MemoryItem
+    with EngramClient("http://127.0.0.1:8000", api_key="egk_…") as engram:
+        said = engram.record_observation("alice", episode.id, "I work at Acme")
+        engram.link("alice", EntityRef(key="entity:person:alice"), "WORKS_AT",
+                    EntityRef(key="entity:org:acme"), evidence=[said.id])
 
 It talks HTTP only and imports nothing of the server (`graph/`, the rest of `api/`); it needs
 httpx (the `client` extra, `pip install '.[client]'`). Errors are raised as `EngramError`

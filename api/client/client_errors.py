@@ -14,11 +14,11 @@ GraphQL runs has no code in its body; the client gives it one of its own:
 | no answer at all (connection failed) | `UnavailableError`      | `UNAVAILABLE`     |
 | anything else, "Unexpected error."   | `UnexpectedError`       | `UNEXPECTED`      |
 
-    >>> try:
-    ...     engram.correct("alice", claim.id, CorrectionKind.RETRACT, reason="wrong",
-    ...                    evidence=[said.id], expected_revision=1)
-    ... except RevisionConflictError as stale:
-    ...     stale.code, stale.field      # ('REVISION_CONFLICT', 'expectedRevision')
+    try:
+        engram.correct("alice", claim.id, CorrectionKind.RETRACT, reason="wrong",
+                       evidence=[said.id], expected_revision=1)
+    except RevisionConflictError as stale:
+        stale.code, stale.field      # ('REVISION_CONFLICT', 'expectedRevision')
 """
 
 from __future__ import annotations

@@ -1,10 +1,10 @@
 """The Engram clients: `EngramClient` (blocking) and `AsyncEngramClient` (asyncio), on httpx.
 
-    >>> with EngramClient("http://127.0.0.1:8000", api_key="egk_…") as engram:
-    ...     hits = engram.search("alice", "where does alice work")
+    with EngramClient("http://127.0.0.1:8000", api_key="egk_…") as engram:
+        hits = engram.search("alice", "where does alice work")
 
-    >>> async with AsyncEngramClient("http://127.0.0.1:8000", api_key="egk_…") as engram:
-    ...     hits = await engram.search("alice", "where does alice work")
+    async with AsyncEngramClient("http://127.0.0.1:8000", api_key="egk_…") as engram:
+        hits = await engram.search("alice", "where does alice work")
 
 Both have the same methods with the same arguments (written once, in `client_calls` and
 `client_queries`), return the records of `client_records`, and raise the exceptions of

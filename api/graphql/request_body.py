@@ -6,7 +6,7 @@ digits (ValueError), `NaN`, a lone surrogate like `"\\ud800"` (valid JSON, but n
 driver can encode) or a list of two million items that graphql-core would coerce one by one.
 `decode_request_json` refuses each with a clear message:
 
-    >>> decode_request_json(b'{"variables": {"ids": [' + b'0,' * 20_000 + b'0]}}')
+    decode_request_json(b'{"variables": {"ids": [' + b'0,' * 20_000 + b'0]}}')
     PayloadRefused: a list in the request has 20001 items; at most 10000 are accepted
 """
 

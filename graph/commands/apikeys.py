@@ -12,10 +12,10 @@ read-modify-save in one neomodel write transaction that first takes the key's wr
 (`LOCK_KEY`, the Cypher manual's cure for lost updates): a revoke and a withdrawal, or two
 withdrawals, never overwrite each other's change.
 
-    >>> issued = await create_key("agent-7", [Grant("alice", Privacy.PRIVATE, write=True)])
-    >>> issued.secret            # shown once
+    issued = await create_key("agent-7", [Grant("alice", Privacy.PRIVATE, write=True)])
+    issued.secret            # shown once
     'egk_3f9a0c1b2d4e_…'
-    >>> actor = await authenticate(graph, issued.secret)
+    actor = await authenticate(graph, issued.secret)
 """
 
 from __future__ import annotations

@@ -6,8 +6,8 @@ with `SET c = row`. Storage names (`spaceId`, `valueJson`, `validFrom`, …) app
 where a node's property map becomes a `ClaimRow` and back, and in the Cypher; commands speak
 fields. Reads map nodes to `graph.domain.model.Claim` instead (`graph.store.rows`).
 
-    >>> row = ClaimRow.from_props(node_properties)
-    >>> row.interval().covers(other.interval()), row.props()["validFrom"]
+    row = ClaimRow.from_props(node_properties)
+    row.interval().covers(other.interval()), row.props()["validFrom"]
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
 """correct: SUPERSEDE, RETRACT or DISPUTE one claim revision — never edit it in place.
 
-    >>> fixed = await correct(graph, "alice", CorrectInput(
-    ...     claim_id=claim.id, kind=CorrectionKind.SUPERSEDE, value={"value": "light"},
-    ...     reason="user changed their mind", evidence=[EvidenceRef(observation_id=said_light)],
-    ...     expected_revision=claim.revision), actor=agent)
+    fixed = await correct(graph, "alice", CorrectInput(
+        claim_id=claim.id, kind=CorrectionKind.SUPERSEDE, value={"value": "light"},
+        reason="user changed their mind", evidence=[EvidenceRef(observation_id=said_light)],
+        expected_revision=claim.revision), actor=agent)
 
 * SUPERSEDE writes a new revision with the new value and/or interval (by default the same
   interval: a correction of the record). With a later `validFrom` it is a change in the world:

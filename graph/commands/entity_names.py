@@ -6,9 +6,9 @@ lowercase words joined by one space, `-` and `_` between words like spaces —
 `graph.domain.memory_types.name_words`), each between newlines
 (`memory_types.spoken_names`; a name's `memory_types.name_needle` is what they contain):
 
-    >>> spoken_names(["Ada  Lovelace", "Countess"])
+    spoken_names(["Ada  Lovelace", "Countess"])
     '\\nada lovelace\\ncountess\\n'
-    >>> name_needle("ADA lovelace")
+    name_needle("ADA lovelace")
     '\\nada lovelace\\n'
 
 A name is one of a claim's names exactly when the claim's `spokenNames` contains the name's

@@ -1,9 +1,9 @@
 """Episodes and their observations: append-only source material.
 
-    >>> episode = await open_episode(graph, "alice", OpenEpisodeInput(title="chat 42"), actor=agent)
-    >>> said = await record_observation(graph, "alice", ObservationInput(
-    ...     episode_id=episode.id, role=Role.USER, content="I prefer dark mode"), actor=agent)
-    >>> await seal_episode(graph, "alice", SealEpisodeInput(episode_id=episode.id), actor=agent)
+    episode = await open_episode(graph, "alice", OpenEpisodeInput(title="chat 42"), actor=agent)
+    said = await record_observation(graph, "alice", ObservationInput(
+        episode_id=episode.id, role=Role.USER, content="I prefer dark mode"), actor=agent)
+    await seal_episode(graph, "alice", SealEpisodeInput(episode_id=episode.id), actor=agent)
 
 An episode is `open` until sealed; a sealed episode takes no new observations. Opening an episode
 that `supersedes` another marks the other `superseded` when the new one is sealed. Observations are

@@ -1,6 +1,6 @@
 """Evidence given as text: recorded as observations in the transaction of the write citing it.
 
-    >>> EvidenceRef(text="I moved to Acme last month", role=Role.USER)
+    EvidenceRef(text="I moved to Acme last month", role=Role.USER)
 
 A text is recorded once per tier it is cited at (evidence is at least as private as its claim),
 in the open episode the reference names or else in the writer's session episode: one per actor,

@@ -1,7 +1,7 @@
 """A space's predicate rules: which predicates hold one current value (`ONE`) and which many.
 
-    >>> await declare_predicates(graph, "alice", [("OWNS", Cardinality.MANY)], actor=admin)
-    >>> rules = await predicate_rules(graph, view)
+    await declare_predicates(graph, "alice", [("OWNS", Cardinality.MANY)], actor=admin)
+    rules = await predicate_rules(graph, view)
 
 Rules live on the space node (`onePredicates`, `manyPredicates`): space-wide, read by every
 writer of it, whatever its tier — so declaring one is an administrative act (a key with the

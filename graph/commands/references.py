@@ -2,9 +2,9 @@
 (an observation, an artifact, or the text of one to record). Pydantic models every door's input
 is checked against; they look nothing up (`entity_refs`, `evidence` resolve them).
 
-    >>> EntityRef(name="Ada Lovelace", kind=EntityKind.PERSON).derived_key()
+    EntityRef(name="Ada Lovelace", kind=EntityKind.PERSON).derived_key()
     'entity:person:ada-lovelace'
-    >>> EvidenceRef(text="I moved to Acme last month", role=Role.USER)
+    EvidenceRef(text="I moved to Acme last month", role=Role.USER)
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Memory spaces: the unit of tenancy. Every other node belongs to exactly one space.
 
->>> space = await create_space(graph, "alice", "Alice's memory", actor=Actor.operator("cli"))
->>> [s.name for s in await list_spaces(graph)]
+space = await create_space(graph, "alice", "Alice's memory", actor=Actor.operator("cli"))
+[s.name for s in await list_spaces(graph)]
 ['alice']
 
 Spaces stay in named Cypher, not with neomodel like API keys: a space is the root of the temporal

@@ -13,7 +13,7 @@ Told facts of a key stand side by side; a view chooses between them at read time
 
 Pure planning over the rows a transaction read; no Neo4j.
 
-    >>> told_at_same_start(line, ClaimContent(alice, "WORKS_AT", acme, None), Interval(t, None))
+    told_at_same_start(line, ClaimContent(alice, "WORKS_AT", acme, None), Interval(t, None))
     Replaces(rows=[])
 """
 

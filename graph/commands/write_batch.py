@@ -7,7 +7,7 @@ revision links, relations, evidence links and copies, entity display names, audi
 part seeing what the parts before it wrote. Each part is an `UNWIND` over its own list and does
 nothing when its list is empty, so one statement, planned once, serves every command.
 
-    >>> await write_all(ctx, inline_plan, write_plan, evidence_plan, audit)
+    await write_all(ctx, inline_plan, write_plan, evidence_plan, audit)
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """What every writing transaction starts with — the recorded-time tick and its space — and the one
 runner every command goes through.
 
-    >>> async def work(ctx: WriteContext) -> Claim: ...
-    >>> claim = await run_command(graph, "alice", actor, work)
+    async def work(ctx: WriteContext) -> Claim: ...
+    claim = await run_command(graph, "alice", actor, work)
 
 Every writer ticks its space's clock first (`graph.store.clock`), so the writers of one space
 run one after the other: whatever a transaction reads of its space after `begin_write` is the

@@ -4,7 +4,7 @@ Domain errors (`EngramError` subclasses) are expected outcomes a caller can act 
 them into `errors { code message field }`. Setup errors (`SetupError`) mean Engram cannot run:
 the CLI prints them and exits non-zero.
 
-    >>> raise RevisionConflict("claim pref:ui:theme is at revision 3, not 2")
+    raise RevisionConflict("claim pref:ui:theme is at revision 3, not 2")
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Building command inputs from untrusted data, with typed errors in plain words.
 
->>> item = parse(RememberInput, {"key": "pref:ui:theme", "evidence": []})
+item = parse(RememberInput, {"key": "pref:ui:theme", "evidence": []})
 ValidationFailed: evidence: give at least 1 item
 """
 

@@ -3,7 +3,7 @@
 A change in the world from `T` on keeps what held before `T`: rows are never edited, so the part
 of a superseded row that still holds is written again as a new row (a "piece").
 
-    >>> pieces_kept(Interval(t0, None), Interval(t1, None), keep_tail=True)
+    pieces_kept(Interval(t0, None), Interval(t1, None), keep_tail=True)
     [Interval(t0, t1)]
 """
 

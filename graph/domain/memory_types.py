@@ -1,10 +1,10 @@
 """Memory types: key grammar, value shapes, conflict policy and the retention gate.
 
-    >>> parse_key("pref:writing:tone")
+    parse_key("pref:writing:tone")
     ParsedKey(type=<MemoryType.PREF: 'pref'>, parts=('writing', 'tone'))
-    >>> POLICIES[MemoryType.PREF]
+    POLICIES[MemoryType.PREF]
     <Policy.OVERWRITE: 'overwrite'>
-    >>> check_gate(MemoryType.PROFILE, confidence=0.5, authorities={Authority.USER_STATED})
+    check_gate(MemoryType.PROFILE, confidence=0.5, authorities={Authority.USER_STATED})
     GateRefused: profile claims need confidence ≥ 0.8 (got 0.5); …
 
 Keys are readable and stable: `<type>:<part>:…`, no whitespace, at most 512 characters; the last
@@ -188,7 +188,7 @@ def name_words(name: str) -> list[str]:
     """A name as compared — names fold one way (ENGRAM.md §2): case, runs of spaces, `-` and `_`
     never tell two names apart; other punctuation does (`C`, `C#` and `C++` stay three).
 
-        >>> name_words("Winnie-the-Pooh") == name_words("winnie  the_pooh")
+        name_words("Winnie-the-Pooh") == name_words("winnie  the_pooh")
         True
     """
     return [word for word in _NAME_SEPARATORS.split(name.lower()) if word]
@@ -199,7 +199,7 @@ def spoken_names(names: Iterable[str]) -> str:
     each as compared, between newlines, so a name is one of them exactly when the string
     contains its `name_needle` (a compared name holds no newline).
 
-        >>> spoken_names(["Ada  Lovelace", "Countess"])
+        spoken_names(["Ada  Lovelace", "Countess"])
         '\\nada lovelace\\ncountess\\n'
     """
     return "\n" + "".join(" ".join(name_words(name)) + "\n" for name in names)

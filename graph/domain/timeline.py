@@ -9,9 +9,9 @@ answer is a function of the facts told, not of the order they were told in: "Glo
 2024-03" and "Acme from 2020" give Acme on [2020, 2024-03) and Globex after, told in either
 order, and a closed stint inside an open value interrupts it, the open value resuming after.
 
-    >>> acme = Told("acme", day(0), None, recorded_at=t2)
-    >>> globex = Told("globex", day(60), None, recorded_at=t1)
-    >>> shown([acme, globex], day(30)).id, held(acme, [acme, globex], day(30))
+    acme = Told("acme", day(0), None, recorded_at=t2)
+    globex = Told("globex", day(60), None, recorded_at=t1)
+    shown([acme, globex], day(30)).id, held(acme, [acme, globex], day(30))
     ('acme', Interval(day(0), day(60)))
 
 The same rule is written once in Cypher for the reads (`graph.reads.visibility.holds`); this

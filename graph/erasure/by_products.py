@@ -18,7 +18,7 @@ not lose its name when one of several facts about it is forgotten.
 Only what the writer's tier reaches is looked at: evidence is at least as private as the claims
 it supports, so nothing above the tier can depend on what is found here.
 
-    >>> await add_by_products(ctx, selection, held=held_ids)
+    await add_by_products(ctx, selection, held=held_ids)
 """
 
 from __future__ import annotations

@@ -3,8 +3,8 @@ selected row, the evidence that supported only them, the links that carried it, 
 without support cascaded to a retracted revision, entities still named above the erasing tier
 lifted instead of erased — all in the caller's transaction, never content in what it returns.
 
-    >>> erasure = await erase(ctx, selection, held=held_ids)
-    >>> erasure.fingerprints, erasure.made_inactive, erasure.lifted
+    erasure = await erase(ctx, selection, held=held_ids)
+    erasure.fingerprints, erasure.made_inactive, erasure.lifted
 """
 
 from __future__ import annotations

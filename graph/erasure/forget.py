@@ -13,10 +13,10 @@ recorded time). Blob files are deleted right after commit through the tombstone'
 transaction (every read and write of it fails from commit on) and its nodes are purged in
 batches right after, through the same outbox (`pendingSpacePurge`).
 
-    >>> receipt = await forget(graph, "alice", ForgetInput(
-    ...     selector=Selector(kind=SelectorKind.CLAIM, id=claim.id), reason="user asked"),
-    ...     actor=agent, blob_root=settings.blobs)
-    >>> receipt.erased
+    receipt = await forget(graph, "alice", ForgetInput(
+        selector=Selector(kind=SelectorKind.CLAIM, id=claim.id), reason="user asked"),
+        actor=agent, blob_root=settings.blobs)
+    receipt.erased
     {'claims': 3, 'observations': 0, 'episodes': 0, 'artifacts': 0, 'entities': 0}
 """
 

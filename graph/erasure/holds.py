@@ -3,9 +3,9 @@
 A hold keeps its selector, not a frozen list of ids, so what it covers is resolved again at every
 check: a hold on a subject + predicate also covers claims with them written after the hold.
 
-    >>> hold_id = await set_legal_hold(graph, "alice", HoldInput(selector=..., reason="case 7"),
-    ...                                actor=counsel)
-    >>> await release_legal_hold(graph, "alice", hold_id, reason="case closed", actor=counsel)
+    hold_id = await set_legal_hold(graph, "alice", HoldInput(selector=..., reason="case 7"),
+                                   actor=counsel)
+    await release_legal_hold(graph, "alice", hold_id, reason="case closed", actor=counsel)
 
 Holds stay in named Cypher, written only here (and swept with a forgotten space's nodes by the
 purge outbox), not with neomodel like API keys: placing or releasing one is a write command like

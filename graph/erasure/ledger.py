@@ -1,9 +1,9 @@
 """The tombstone ledger replayed onto a restored graph: whatever any tombstone says was forgotten
 is erased again, so no restore brings forgotten data back.
 
-    >>> applied = await replay_ledger(restored, live)    # the live ledger's tombstones
-    >>> applied += await replay_ledger(restored, restored)  # the archive's own, applied again
-    >>> await retract_orphans(restored)
+    applied = await replay_ledger(restored, live)    # the live ledger's tombstones
+    applied += await replay_ledger(restored, restored)  # the archive's own, applied again
+    await retract_orphans(restored)
 """
 
 from __future__ import annotations

@@ -5,8 +5,8 @@ revision of every told fact of the key —, observation, episode with all its ob
 artifact, entity with every claim about it), a subject + predicate (every revision of every
 claim with that subject and predicate), or a whole space.
 
-    >>> selection = await select(ctx, Selector(kind=SelectorKind.CLAIM, id=claim.id))
-    >>> selection.claims        # ids of every revision of the told fact
+    selection = await select(ctx, Selector(kind=SelectorKind.CLAIM, id=claim.id))
+    selection.claims        # ids of every revision of the told fact
 """
 
 from __future__ import annotations

@@ -2,8 +2,8 @@
 recorded-time watermark, counts and the SHA-256 of every other member), `nodes.jsonl`,
 `relationships.jsonl`, `tombstones.jsonl` (the ledger) and `blobs/…`.
 
-    >>> manifest = read_manifest(Path("engram.backup"))   # SetupError when damaged
-    >>> manifest["watermark"]
+    manifest = read_manifest(Path("engram.backup"))   # SetupError when damaged
+    manifest["watermark"]
     '2026-11-30T12:00:00.123456+00:00'
 """
 

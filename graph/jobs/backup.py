@@ -1,8 +1,8 @@
 """Backup: a portable, checksummed archive of what Engram knew at one recorded instant, written
 while writes go on.
 
-    >>> report = await backup(graph, Path("engram.backup"), blob_root=settings.blobs)
-    >>> report.watermark        # the recovery point: the archive holds what was known then
+    report = await backup(graph, Path("engram.backup"), blob_root=settings.blobs)
+    report.watermark        # the recovery point: the archive holds what was known then
 
 The backup sets every recorded-time clock to one instant, the watermark, in a write that commits
 at once (`graph.store.clock.BARRIER`), and then exports, in one read transaction that takes no

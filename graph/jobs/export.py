@@ -20,8 +20,8 @@ disputes (a disputed claim is exported as active), merges of entities, pins, and
 is more private than its claim. A fact about an entity whose own entity claim is not valid at
 `asOf` (named only later) is exported, but an import refuses it (`NOT_FOUND`) and reports so.
 
-    >>> view = await View.open(graph, "alice", max_privacy=Privacy.NORMAL)
-    >>> text = await export_space(graph, view, ExportFormat.JSONL)
+    view = await View.open(graph, "alice", max_privacy=Privacy.NORMAL)
+    text = await export_space(graph, view, ExportFormat.JSONL)
 """
 
 from __future__ import annotations

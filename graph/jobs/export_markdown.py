@@ -5,7 +5,7 @@ Decisions, Events, Cases, Patterns, People and things (entities), Recent episode
 shows its valid interval and the quotes of its visible evidence; facts are written with the
 names their entities have as of the view. The same text for the same view, line for line.
 
-    >>> print(markdown(await gather_memory(graph, view)))
+    print(markdown(await gather_memory(graph, view)))
     # Memory of alice
     …
     ## Facts

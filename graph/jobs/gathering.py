@@ -3,7 +3,7 @@ its current claims (active and disputed) with the evidence of each visible in th
 entities they name (named as of the view) and its recent episodes — read through the view only,
 so nothing forgotten and nothing above the reader's tier can be in it.
 
-    >>> memory = await gather_memory(graph, view)
+    memory = await gather_memory(graph, view)
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """Restore: a backup archive into an isolated, empty target, which replays the tombstone ledger
 before it serves, then verifies itself.
 
-    >>> restored = await restore(target_graph, Path("engram.backup"), ledger=live_graph,
-    ...                          blob_root=target_blobs)
+    restored = await restore(target_graph, Path("engram.backup"), ledger=live_graph,
+                             blob_root=target_blobs)
 
 A restore refuses a damaged archive (`graph.jobs.archive.read_manifest`) before it touches the
 target, loads into an empty database, then erases again whatever any tombstone — in the archive

@@ -6,9 +6,9 @@ Never touched: pinned claims, open tasks, unfulfilled commitments (a value with
 Ages count from when Engram recorded a key's latest current row. `dry_run` plans and explains
 without writing.
 
-    >>> report = await run_retention(graph, "alice", policies=DEFAULT_POLICIES, dry_run=True,
-    ...                            actor=Actor.operator("retention"))
-    >>> report.purged, report.skipped
+    report = await run_retention(graph, "alice", policies=DEFAULT_POLICIES, dry_run=True,
+                               actor=Actor.operator("retention"))
+    report.purged, report.skipped
     (['event:launch:2019-02-01:beta'], [('task:engram:t1', 'open task')])
 """
 

@@ -4,7 +4,7 @@ The guide (served by Engram at `/browser-guide/`, played by the printed Browser 
 from `SLIDES`, so what a person runs in Browser is exactly what the tests run. Every query takes
 its parameters from one `:params` line (`GUIDE_PARAMS`):
 
-    >>> await graph.read(CURRENT_GRAPH, **guide_params(space="alice"))
+    await graph.read(CURRENT_GRAPH, **guide_params(space="alice"))
 
 Each query is anchored on the space by name, walks only entities and the relation edges claims
 assert (`claimId` set: no MERGED_INTO, no Meaning/Clock/Migration/AuditEvent nodes), and shows

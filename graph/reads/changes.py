@@ -15,7 +15,7 @@
 Everything is read through the view: its space, its tier (a tombstone too: one made at a tier
 above the reader's is not shown), and never anything erased.
 
-    >>> found = await changes(graph, view, start, end, axis=Axis.VALID, about=mara.id)
+    found = await changes(graph, view, start, end, axis=Axis.VALID, about=mara.id)
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Lists through a `View`: claims with keyset cursors, evidence in batches, the timeline.
 
-    >>> page = await list_claims(graph, view, ClaimFilter(type=MemoryType.PREF), first=20)
-    >>> more = await list_claims(graph, view, ClaimFilter(type=MemoryType.PREF), after=page.end)
+    page = await list_claims(graph, view, ClaimFilter(type=MemoryType.PREF), first=20)
+    more = await list_claims(graph, view, ClaimFilter(type=MemoryType.PREF), after=page.end)
 
 Pages are ordered newest recorded first (`recordedAt`, then `id`) and continue strictly after the
 cursor, so concurrent writes never repeat or skip a row already paged past.

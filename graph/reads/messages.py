@@ -12,7 +12,7 @@ Without one, the messages of the window newest first. Either way only messages t
 (its space and tier, recorded by `knownAt`, never forgotten), narrowed to those observed in
 `[from, to)`, said by `role`, in `episode`.
 
-    >>> hits = await messages(graph, view, embedder, query="trip", start=last_week)
+    hits = await messages(graph, view, embedder, query="trip", start=last_week)
 """
 
 from __future__ import annotations

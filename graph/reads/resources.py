@@ -1,7 +1,7 @@
 """Reads of single resources through a `View`: claims, claim history, entities, episodes.
 
-    >>> view = await View.open(graph, "alice", as_of=last_year)
-    >>> [c.value for c in await claims_by_key(graph, view, "pref:ui:theme")]
+    view = await View.open(graph, "alice", as_of=last_year)
+    [c.value for c in await claims_by_key(graph, view, "pref:ui:theme")]
     [{'value': 'dark'}]
 
 Every query here filters every node and relationship it returns with `visible()` (or, for history,

@@ -23,7 +23,7 @@ own index. From its own index the nearest `max(first * 6, 60)` vectors are taken
 filtered (by visibility, tier, type, status); when fewer than `first` pass, it asks again for
 five times as many, up to 3000 (`MEANING_REACH`).
 
-    >>> hits = await search(graph, view, "dark mode", embedder, first=12)
+    hits = await search(graph, view, "dark mode", embedder, first=12)
 """
 
 from __future__ import annotations

@@ -8,8 +8,8 @@ first (`Preference: ui theme: dark`). Given an entity the conversation is `about
 facts come first among the facts. A line that does not fit is left out (and counted); the text
 never exceeds the budget; `keys` says which claim each line is.
 
-    >>> snapshot = await context_snapshot(graph, view, budget_bytes=2048)
-    >>> len(snapshot.text.encode()) <= 2048
+    snapshot = await context_snapshot(graph, view, budget_bytes=2048)
+    len(snapshot.text.encode()) <= 2048
     True
 """
 

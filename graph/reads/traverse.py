@@ -6,8 +6,8 @@ relation valid in 2023 but not in 2025 vanishes from a 2025 view, and so does ev
 only through it. Relations are the typed relationships claims assert (they carry `claimId`);
 visible `MERGED_INTO` relationships are traversed too, as steps without a claim.
 
-    >>> near = await related(graph, view, alice.id, hops=2, first=50)
-    >>> why = await explain_relation(graph, view, alice.id, acme.id, max_hops=3, first=5)
+    near = await related(graph, view, alice.id, hops=2, first=50)
+    why = await explain_relation(graph, view, alice.id, acme.id, max_hops=3, first=5)
 """
 
 from __future__ import annotations

@@ -5,9 +5,9 @@ A row (a claim revision, a relation, an evidence link, an observation, an entity
 `validFrom ≤ asOf < validTo`, `recordedAt ≤ knownAt < supersededAt`, and it is not erased.
 A missing `validFrom`/`validTo`/`supersededAt` is unbounded on that side.
 
-    >>> view = await View.open(graph, space="alice", as_of=t, known_at=None)
-    >>> QUERY = "MATCH (c:Claim {spaceId: $spaceId, key: $key}) WHERE " + visible("c") + " …"
-    >>> await graph.read(QUERY, **view.params(), key="pref:ui:theme")
+    view = await View.open(graph, space="alice", as_of=t, known_at=None)
+    QUERY = "MATCH (c:Claim {spaceId: $spaceId, key: $key}) WHERE " + visible("c") + " …"
+    await graph.read(QUERY, **view.params(), key="pref:ui:theme")
 """
 
 from __future__ import annotations

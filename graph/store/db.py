@@ -1,9 +1,9 @@
 """Neo4j access: which Neo4j, one async driver, and the transaction helpers every command uses.
 
-    >>> target = resolve_target(get_settings())        # starts the local Neo4j if needed
-    >>> graph = await connect(target)
-    >>> rows = await graph.read(SOME_QUERY, spaceId="…")
-    >>> await graph.close()
+    target = resolve_target(get_settings())        # starts the local Neo4j if needed
+    graph = await connect(target)
+    rows = await graph.read(SOME_QUERY, spaceId="…")
+    await graph.close()
 
 Every read runs in a read transaction and every write in a write transaction, so with a routing
 URI (`neo4j://`, `neo4j+s://`) a cluster sends reads to its readers and writes to the leader; a

@@ -1,7 +1,7 @@
 """Versioned, checksummed Cypher migrations (`migrations/V0001__what.cypher`, …).
 
-    >>> applied = await migrate(graph)            # applies what is pending, in order
-    >>> [m.name for m in applied]
+    applied = await migrate(graph)            # applies what is pending, in order
+    [m.name for m in applied]
     ['V0001__core_constraints']
 
 Each file runs in its own transaction; its ledger entry `(:Migration {version, name, checksum,

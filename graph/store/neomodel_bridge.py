@@ -10,8 +10,8 @@ So `share_driver` calls `set_connection` once, in a context of its own, and keep
 inheritance and nothing else: no private attribute is read or written, and each call starts
 with no transaction of its caller's (neomodel's transactions are context-local as well).
 
-    >>> await share_driver(graph)
-    >>> key = await in_neomodel(graph, ApiKey.nodes.get_or_none(key_id="3f9a0c1b2d4e"))
+    await share_driver(graph)
+    key = await in_neomodel(graph, ApiKey.nodes.get_or_none(key_id="3f9a0c1b2d4e"))
 
 neomodel cannot join a transaction it did not begin (`adb.begin` opens its own session; there
 is no public way to hand it Engram's managed transaction), so the nodes it owns are written in

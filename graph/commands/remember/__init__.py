@@ -1,9 +1,9 @@
 """remember: create or revise claims, with evidence, in one transaction — one vertical slice.
 
-    >>> [claim] = await remember(graph, "alice", [RememberInput(
-    ...     key="pref:ui:theme", value={"value": "dark"},
-    ...     evidence=[EvidenceRef(observation_id=said_dark)])], actor=agent)
-    >>> claim.revision, claim.status
+    [claim] = await remember(graph, "alice", [RememberInput(
+        key="pref:ui:theme", value={"value": "dark"},
+        evidence=[EvidenceRef(observation_id=said_dark)])], actor=agent)
+    claim.revision, claim.status
     (1, <ClaimStatus.ACTIVE: 'active'>)
 
 Read top to bottom, in the order a batch flows: `input` (what an item is, checked without the

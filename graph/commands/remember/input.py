@@ -2,9 +2,9 @@
 database. The GraphQL input, the MCP arguments and the client's item say the same fields
 (tests/test_input_parity.py holds them to it).
 
-    >>> RememberInput(type=MemoryType.FACT, subject=EntityRef(name="Mara Lind", kind="person"),
-    ...               predicate="WORKS_AT", object=EntityRef(name="Globex", kind="org"),
-    ...               evidence=[EvidenceRef(text="Mara: I work at Globex")])
+    RememberInput(type=MemoryType.FACT, subject=EntityRef(name="Mara Lind", kind="person"),
+                  predicate="WORKS_AT", object=EntityRef(name="Globex", kind="org"),
+                  evidence=[EvidenceRef(text="Mara: I work at Globex")])
 """
 
 from __future__ import annotations

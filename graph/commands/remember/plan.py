@@ -15,7 +15,7 @@
 * **Checks that need the batch**: an idempotency key used twice for different requests, the
   retention gate, `expectedRevision`.
 
-    >>> planned = await plan(ctx, resolved, path)
+    planned = await plan(ctx, resolved, path)
 """
 
 from __future__ import annotations

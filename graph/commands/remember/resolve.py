@@ -11,8 +11,8 @@
 * **Evidence**: cited observations and artifacts are checked; evidence texts are planned as
   observations of this transaction (once per text and tier).
 
-    >>> batch = await resolve(ctx, items, types, path)
-    >>> [(w.index, w.memory_type, w.by_naming) for w in batch.work]
+    batch = await resolve(ctx, items, types, path)
+    [(w.index, w.memory_type, w.by_naming) for w in batch.work]
 """
 
 from __future__ import annotations

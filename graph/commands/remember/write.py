@@ -7,7 +7,7 @@ row replaced again in the same batch is answered `SUPERSEDED` — while stored r
 corroborated, replayed results and rows that got copies of a stored row's evidence are loaded
 (only the database has those).
 
-    >>> claims = await write(ctx, planned)
+    claims = await write(ctx, planned)
 """
 
 from __future__ import annotations

@@ -1,10 +1,10 @@
 """The local Neo4j: Neo4j Community embedded with Bolt, started on demand.
 
-    >>> server = LocalNeo4j(get_settings())
-    >>> info = server.start()          # finds a running one instead of starting a second
-    >>> info.uri, info.version
+    server = LocalNeo4j(get_settings())
+    info = server.start()          # finds a running one instead of starting a second
+    info.uri, info.version
     ('bolt://127.0.0.1:40123', '5.26.30')
-    >>> server.stop()
+    server.stop()
 
 Everything lives under the Neo4j home (`<data dir>/neo4j`): the store, `neo4j.conf` (rewritten on
 every start from the settings), `password` (0600, generated once), `server.json` (the running

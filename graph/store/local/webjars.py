@@ -4,8 +4,8 @@ WebJars repackage npm releases as jars (`org.webjars.npm:<name>`), so GraphiQL a
 same Maven that fetches Neo4j and Neo4j Browser, into the same `~/.m2`, and dev mode serves it
 from Engram's own origin instead of a CDN a machine offline cannot reach.
 
-    >>> assets = graphiql_assets(settings.cache_dir)
-    >>> assets.scripts
+    assets = graphiql_assets(settings.cache_dir)
+    assets.scripts
     ('react/18.2.0/umd/react.production.min.js', 'react-dom/18.2.0/umd/react-dom.production.min.js',
      'graphiql/2.4.7/graphiql.min.js')
 """
