@@ -1,0 +1,3 @@
+"""The GraphQL API (Strawberry): the schema's queries (`schema` and one module per larger query),
+mutations, input and output types, error mapping and request limits. `schema.graphql` at the
+root is this schema printed. Imports `graph.memory` and `graph.domain` only."""
