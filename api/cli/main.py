@@ -144,6 +144,7 @@ def _serve(settings: Settings, target: Neo4jTarget, local: LocalNeo4j) -> None:
     out.print(
         "[bold yellow]dev mode[/]: "
         + ("GraphiQL and introspection are on" if graphiql else "introspection is on")
+        + "; no API key is asked — every request acts on every space (only on your own machine)"
         if settings.dev
         else "production mode: GraphiQL and introspection are off (use --dev locally)"
     )
