@@ -132,7 +132,7 @@ def cost(path: str, body: bytes) -> int:
     light, and is refused later by its door."""
     try:
         request = json.loads(body) if body else None
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested past what a door accepts
         return 1
     if not isinstance(request, dict):
         return 1

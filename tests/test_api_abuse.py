@@ -317,7 +317,11 @@ async def test_a_request_beyond_the_in_flight_limit_gets_503_with_retry_after(
     busy = [r for r in responses if r.status_code == 503]
     assert {r.status_code for r in responses} == {200, 503}
     assert {(r.headers["retry-after"], r.text) for r in busy} == {
-        ("1", '{"error":"the server is busy; try again shortly"}')
+        (
+            "1",
+            '{"error":"the server is busy; try again in 1 s","errors":[{"message":'
+            '"the server is busy; try again in 1 s","extensions":{"code":"BUSY"}}]}',
+        )
     }
 
 

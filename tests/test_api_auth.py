@@ -278,6 +278,6 @@ async def test_forgetting_a_space_withdraws_its_grants_from_every_key(
     assert "errors" not in bob and len(bob["data"]["claims"]["nodes"]) == 4
     grants = {k["keyId"]: k["grants"] for k in await list_keys()}
     assert grants[both.key_id] == [
-        {"space": "bob", "tier": "normal", "write": False, "legal": False}
+        {"space": "bob", "tier": "normal", "write": False, "legal": False, "rules": False}
     ]
     assert sorted(len(g) for g in grants.values()) == [0, 0, 1, 1]

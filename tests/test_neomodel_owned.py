@@ -102,7 +102,7 @@ async def test_a_forgotten_name_is_taken_again_only_after_its_grants_are_withdra
     await create_space(graph, "alice", "someone else", actor=OPERATOR)
     assert [s.description for s in await list_spaces(graph)] == ["someone else"]
     assert [k["grants"] for k in await list_keys()] == [
-        [{"space": "bob", "tier": "normal", "write": False, "legal": False}]
+        [{"space": "bob", "tier": "normal", "write": False, "legal": False, "rules": False}]
     ]
     actor = await authenticate(graph, issued.secret)
     assert actor is not None and sorted(actor.grants) == ["bob"]
@@ -147,6 +147,6 @@ async def test_a_restore_withdraws_again_the_grants_of_a_space_forgotten_after_i
         "MATCH (k:ApiKey {keyId: $id}) RETURN k.grants AS grants", id=issued.key_id
     )
     assert [json.loads(row["grants"]) for row in rows] == [
-        [{"space": "bob", "tier": "normal", "write": False, "legal": False}]
+        [{"space": "bob", "tier": "normal", "write": False, "legal": False, "rules": False}]
     ]
     assert await restored.read(MARKED) == []

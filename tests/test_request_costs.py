@@ -323,11 +323,23 @@ async def _create_space(memory: Memory, space: str, ids: dict[str, str]) -> None
 
 @mutation(
     "declarePredicate",
-    'mutation($space: String!) { declarePredicate(space: $space, predicate: "WORKS_AT", '
+    'mutation($space: String!) { declarePredicate(space: $space, predicate: "ADVISES", '
     "cardinality: MANY) { rule { declared } errors { code } } }",
 )
 async def _declare(memory: Memory, space: str, ids: dict[str, str]) -> None:
-    await memory.declare_predicate(OPERATOR, space, "WORKS_AT", Cardinality.MANY)
+    await memory.declare_predicate(OPERATOR, space, "ADVISES", Cardinality.MANY)
+
+
+@mutation(
+    "declarePredicates",
+    "mutation($space: String!) { declarePredicates(space: $space, rules: ["
+    '{predicate: "MENTORS", cardinality: MANY}, {predicate: "OWNS", cardinality: ONE}]) '
+    "{ rules { declared } errors { code } } }",
+)
+async def _declare_many(memory: Memory, space: str, ids: dict[str, str]) -> None:
+    await memory.declare_predicates(
+        OPERATOR, space, [("MENTORS", Cardinality.MANY), ("OWNS", Cardinality.ONE)]
+    )
 
 
 @mutation(

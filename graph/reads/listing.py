@@ -18,7 +18,7 @@ from graph.domain.errors import ValidationFailed
 from graph.domain.model import Claim, EvidenceLink
 from graph.domain.read_records import DEFAULT_PAGE, ClaimFilter, ClaimPage, Timeline
 from graph.reads.shown_claims import CLAIM_WITH_VISIBLE_EVIDENCE, SHOWN_CLAIM_PROJECTION
-from graph.reads.visibility import View, believed, holds, in_history, twin_ids, visible
+from graph.reads.visibility import View, believed, holds, in_history, twins, visible
 from graph.store.db import Graph
 from graph.store.rows import (
     CLAIM_PROJECTION,
@@ -30,15 +30,11 @@ from graph.store.rows import (
 
 MAX_PAGE = 100
 
-LIST_CLAIMS: LiteralString = (
-    twin_ids("subjectId", "subjectIds")
-    + """MATCH (c:Claim {spaceId: $spaceId})
-WHERE """
-    + visible("c")
+_WANTED_CLAIMS: LiteralString = (
+    visible("c")
     + """
   AND ($type IS NULL OR c.type = $type)
   AND ($keyPrefix IS NULL OR c.key STARTS WITH $keyPrefix)
-  AND ($subjectId IS NULL OR c.subjectId IN subjectIds)
   AND ($predicate IS NULL OR c.predicate = $predicate)
   AND c.status IN $statuses
   AND ($afterAt IS NULL OR c.recordedAt < $afterAt
@@ -54,6 +50,18 @@ LIMIT $limit
 ORDER BY c.recordedAt DESC, c.id DESC
 """
 )
+
+LIST_CLAIMS: LiteralString = "MATCH (c:Claim {spaceId: $spaceId})\nWHERE " + _WANTED_CLAIMS
+
+# About one subject: from its entity (every node of its key the view shows, `twins`) through the
+# subject index, never over the whole space.
+LIST_CLAIMS_ABOUT: LiteralString = (
+    "MATCH (subject:Entity {id: $subjectId})\n"
+    + twins("subject", "twin")
+    + "\nMATCH (c:Claim {subjectId: twin.id})\nWHERE c.spaceId = $spaceId AND "
+    + _WANTED_CLAIMS
+)
+
 
 EVIDENCE_OF_CLAIMS: LiteralString = (
     """
@@ -157,7 +165,7 @@ async def list_claims(
     check_first(first)
     after_at, after_id = decode_cursor(after) if after else (None, None)
     rows = await graph.read(
-        LIST_CLAIMS,
+        LIST_CLAIMS if claim_filter.subject_id is None else LIST_CLAIMS_ABOUT,
         **view.params(),
         type=claim_filter.type.value if claim_filter.type else None,
         keyPrefix=claim_filter.key_prefix,
