@@ -46,8 +46,9 @@ from strawberry.http import GraphQLHTTPResponse, GraphQLRequestData
 from strawberry.schema import BaseSchema
 from strawberry.types import ExecutionResult
 
-from api.agent_mcp.mcp_server import HttpEndpoint
+from api.agent_mcp.transports import HttpEndpoint
 from api.browser_guide_page import guide_routes
+from api.graphiql_assets import GraphiQLAssets
 from api.graphiql_page import graphiql_response, graphiql_routes
 from api.graphql.error_types import neo4j_unavailable
 from api.graphql.request_body import PayloadRefused, check_body_is_an_object, decode_request_json
@@ -56,14 +57,8 @@ from api.graphql.schema import build_schema
 from api.guards import Admission, BodyLimit, KeyCheck
 from graph.domain.actor import Actor
 from graph.domain.errors import SetupError
-from graph.memory import (
-    UNAVAILABLE,
-    Memory,
-    Neo4jTarget,
-    Settings,
-    browser_guide,
-    webjars,
-)
+from graph.memory import Memory
+from graph.runtime import GUIDE_PATH, UNAVAILABLE, Neo4jTarget, Settings, guide_origin
 
 log = logging.getLogger("engram")
 access_log = logging.getLogger("engram.access")
@@ -76,7 +71,7 @@ class EngramGraphQL(GraphQL[EngramContext, None]):
     """Strawberry's ASGI view with Engram's context, its JSON limits and its 503 for Neo4j down;
     its IDE is Engram's own GraphiQL page, on when `graphiql` assets are given."""
 
-    def __init__(self, schema: BaseSchema, graphiql: webjars.GraphiQLAssets | None) -> None:
+    def __init__(self, schema: BaseSchema, graphiql: GraphiQLAssets | None) -> None:
         super().__init__(schema, graphql_ide="graphiql" if graphiql is not None else None)
         self.graphiql = graphiql
 
@@ -131,7 +126,7 @@ def browser_url(target: Neo4jTarget, origin: str) -> str:
             "db": target.database,
             "preselectAuthMethod": "NATIVE",
             "cmd": "play",
-            "arg": origin + browser_guide.GUIDE_PATH,
+            "arg": origin + GUIDE_PATH,
         }
     )
     return f"{origin}/browser/?{query}"
@@ -199,7 +194,7 @@ def create_app(
     target: Neo4jTarget,
     *,
     browser_dir: Path | None = None,
-    graphiql: webjars.GraphiQLAssets | None = None,
+    graphiql: GraphiQLAssets | None = None,
     migrate_on_start: bool = True,
 ) -> Starlette:
     """The Engram ASGI app for `target`; Browser is served when `browser_dir` is given, GraphiQL
@@ -254,9 +249,7 @@ def create_app(
         )
 
     async def browser_redirect(request: Request) -> Response:
-        origin = browser_guide.guide_origin(
-            request.url.hostname or "", request.url.port, request.url.scheme
-        )
+        origin = guide_origin(request.url.hostname or "", request.url.port, request.url.scheme)
         return RedirectResponse(browser_url(target, origin))
 
     schema = build_schema(

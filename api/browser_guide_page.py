@@ -5,21 +5,22 @@
 
 Browser 5 plays an HTML page whose `<slide>` elements become a carousel; a `<pre class="runnable">`
 block shows a play icon that runs it (clicking the block itself puts it in the editor). The
-slides and their Cypher come from `graph.reads.browser_guide`, so the guide shows exactly the
-queries the tests run. Neither page holds any data: the queries run in Browser with Neo4j's own
+slides' Cypher comes from `graph.reads.guide_queries`, so the guide shows exactly the queries
+the tests run. Neither page holds any data: the queries run in Browser with Neo4j's own
 password.
 """
 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from html import escape
 
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Route
 
-from graph.memory import browser_guide
+from graph.runtime import GUIDE_PATH, STYLE_PATH, guide_queries
 
 KIND_STYLES: dict[str, tuple[str, int]] = {
     "Person": ("#68BDF6", 64),
@@ -46,6 +47,68 @@ OTHER_STYLES: dict[str, tuple[str, int, str]] = {
 AUTO_CONNECT_OFF = ":config autoComplete: false"
 """Browser's "Connect result nodes" would add every edge between the nodes a query returns —
 superseded revisions too — so the guide turns it off and the queries choose the edges."""
+
+
+@dataclass(frozen=True)
+class Slide:
+    """One slide: a title, a few sentences (HTML) and the query it runs (None: text only)."""
+
+    title: str
+    text: str
+    cypher: str | None = None
+    draws: bool = True
+    """True when the query returns nodes and edges (Browser draws them), False for a table."""
+
+
+SLIDES: tuple[Slide, ...] = (
+    Slide(
+        "Engram in Neo4j Browser",
+        "Entities carry their current <code>name</code> and their kind as a label "
+        "(<code>:Person</code>, <code>:Org</code>, …); relation edges say whether they are "
+        "<code>current</code>. First apply Engram's style, then set the parameters every slide "
+        "uses (change <code>space</code> to your space's name). Click a block to run it.",
+    ),
+    Slide(
+        "A space's current graph",
+        "Every relation that is recorded now and valid today. Superseded revisions "
+        "(<code>current: false</code>) and relations that ended are left out.",
+        guide_queries.CURRENT_GRAPH,
+    ),
+    Slide(
+        "One person's neighbourhood as of a date",
+        "Who <code>$person</code> was connected to, two hops out, as the world was at "
+        "<code>$asOf</code> — as Engram knows it now.",
+        guide_queries.NEIGHBOURHOOD_AS_OF,
+    ),
+    Slide(
+        "The evidence behind a relation",
+        "The claim that asserts each current relation from <code>$person</code> to "
+        "<code>$other</code>, and the observations it rests on (<code>SUPPORTED_BY</code>, "
+        "<code>CORRECTED_BY</code> when a correction changed it).",
+        guide_queries.RELATION_EVIDENCE,
+    ),
+    Slide(
+        "What was known before a correction",
+        "The relations of <code>$person</code> valid today, as Engram knew them just before the "
+        "latest correction of one of them: the edge the correction replaced is drawn again.",
+        guide_queries.BEFORE_CORRECTION,
+    ),
+    Slide(
+        "A relation's history",
+        "Every revision of the claims relating <code>$person</code> to <code>$other</code>: "
+        "valid time (<code>validFrom</code>…<code>validTo</code>), recorded time "
+        "(<code>recordedAt</code>…<code>supersededAt</code>), status and the reason given.",
+        guide_queries.RELATION_HISTORY,
+        draws=False,
+    ),
+    Slide(
+        "What a tombstone records",
+        "A forget erases content in every revision and leaves a tombstone: when, what kind of "
+        "selector, why, by whom and how much — never what was said.",
+        guide_queries.TOMBSTONES,
+        draws=False,
+    ),
+)
 
 
 def browser_style() -> str:
@@ -78,15 +141,15 @@ def _rule(selector: str, **props: str) -> str:
 
 def params_command(params: dict[str, str] | None = None) -> str:
     """The `:params` line that sets every slide's parameters."""
-    return ":params " + json.dumps(params or browser_guide.GUIDE_PARAMS)
+    return ":params " + json.dumps(params or guide_queries.GUIDE_PARAMS)
 
 
 def guide_html(origin: str) -> str:
     """The guide's HTML for a Browser that loads Engram from `origin`."""
-    setup = [f":style {origin}{browser_guide.STYLE_PATH}", AUTO_CONNECT_OFF, params_command()]
+    setup = [f":style {origin}{STYLE_PATH}", AUTO_CONNECT_OFF, params_command()]
     slides = [
-        _slide(browser_guide.SLIDES[0], extra=setup),
-        *(_slide(slide) for slide in browser_guide.SLIDES[1:]),
+        _slide(SLIDES[0], extra=setup),
+        *(_slide(slide) for slide in SLIDES[1:]),
     ]
     return (
         '<article class="guide">\n<carousel class="deck container-fluid">\n'
@@ -95,7 +158,7 @@ def guide_html(origin: str) -> str:
     )
 
 
-def _slide(slide: browser_guide.Slide, extra: list[str] | None = None) -> str:
+def _slide(slide: Slide, extra: list[str] | None = None) -> str:
     blocks = [*(extra or []), *([slide.cypher] if slide.cypher else [])]
     code = "".join(f'<pre class="runnable">{escape(block)}</pre>\n' for block in blocks)
     view = "" if slide.cypher is None or slide.draws else "<p><em>Shown as a table.</em></p>\n"
@@ -119,4 +182,4 @@ async def style(request: Request) -> Response:
 
 def guide_routes() -> list[Route]:
     """The guide's and the style's routes (mounted beside Browser at /browser)."""
-    return [Route(browser_guide.GUIDE_PATH, guide), Route(browser_guide.STYLE_PATH, style)]
+    return [Route(GUIDE_PATH, guide), Route(STYLE_PATH, style)]

@@ -20,7 +20,7 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
-from graph.memory import webjars
+from api.graphiql_assets import GraphiQLAssets
 
 ASSETS_PATH = "/graphiql/assets"
 """Where GraphiQL's scripts and stylesheet are served; outside /graphql, so no key is asked."""
@@ -96,7 +96,7 @@ def _content_security_policy(script: str) -> str:
     )
 
 
-def graphiql_html(assets: webjars.GraphiQLAssets) -> str:
+def graphiql_html(assets: GraphiQLAssets) -> str:
     """The page: GraphiQL from `ASSETS_PATH`, the example query, requests to /graphql."""
     stylesheets = "".join(
         f'    <link rel="stylesheet" href="{escape(f"{ASSETS_PATH}/{path}")}">\n'
@@ -125,7 +125,7 @@ def graphiql_html(assets: webjars.GraphiQLAssets) -> str:
     )
 
 
-def graphiql_response(assets: webjars.GraphiQLAssets) -> HTMLResponse:
+def graphiql_response(assets: GraphiQLAssets) -> HTMLResponse:
     """The page, with a policy that keeps the browser on Engram's origin."""
     return HTMLResponse(
         graphiql_html(assets),
@@ -137,7 +137,7 @@ MEDIA_TYPES = {".js": "text/javascript; charset=utf-8", ".css": "text/css; chars
 """Named here, not guessed: Python's guess for `.js` changed between versions."""
 
 
-def graphiql_routes(assets: webjars.GraphiQLAssets) -> list[Route]:
+def graphiql_routes(assets: GraphiQLAssets) -> list[Route]:
     """The files the page references, and nothing else of the WebJars."""
     served = frozenset((*assets.scripts, *assets.stylesheets))
 

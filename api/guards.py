@@ -25,7 +25,8 @@ from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from graph.domain.actor import Actor
-from graph.memory import DEV_ACTOR, Memory, Settings
+from graph.memory import DEV_ACTOR, Memory
+from graph.runtime import Settings
 
 RETRY_AFTER_BUSY = 1
 """Seconds a client is told to wait when the budget is spent; work is short, turns come soon."""
@@ -47,12 +48,23 @@ def refusal(scope: Scope, status: int, code: str, message: str, **headers: str) 
         rpc = JSONRPC_UNAUTHORIZED if status == 401 else JSONRPC_BUSY
         body: dict[str, Any] = {
             "jsonrpc": "2.0",
-            "id": None,
+            "id": _request_id(scope.get("state", {}).get("body", b"")),
             "error": {"code": rpc, "message": f"{code}: {message}", "data": {"code": code}},
         }
     else:
         body = {"error": message, "errors": [{"message": message, "extensions": {"code": code}}]}
     return JSONResponse(body, status_code=status, headers=headers)
+
+
+def _request_id(body: bytes) -> str | int | None:
+    """The JSON-RPC id of the request refused, so the client matches the error to its call
+    (None when the body names none or cannot be read, as JSON-RPC says)."""
+    try:
+        request = json.loads(body) if body else None
+    except (ValueError, RecursionError):
+        return None
+    found = request.get("id") if isinstance(request, dict) else None
+    return found if isinstance(found, str | int) and not isinstance(found, bool) else None
 
 
 class BodyLimit:
@@ -124,6 +136,7 @@ def replaying(body: bytes, receive: Receive) -> Receive:
 
 
 _DEEP_HOPS = re.compile(r"\b(?:hops|maxHops)\s*:\s*[34]\b")
+_HOPS_VARIABLE = re.compile(r"\b(?:hops|maxHops)\s*:\s*\$(\w+)")
 
 
 def cost(path: str, body: bytes) -> int:
@@ -147,11 +160,23 @@ def cost(path: str, body: bytes) -> int:
     variables = request.get("variables")
     if not isinstance(query, str):
         return 1
-    deep_variable = isinstance(variables, dict) and any(
-        isinstance(v, int) and v >= 3 for k, v in variables.items() if "hops" in k.lower()
+    given = variables if isinstance(variables, dict) else {}
+    deep_variable = any(
+        _deep(given[name]) if name in given else _deep_default(query, name)
+        for name in _HOPS_VARIABLE.findall(query)
     )
     heavy = "explainRelation" in query or _DEEP_HOPS.search(query) or deep_variable
     return HEAVY if heavy else 1
+
+
+def _deep(hops: object) -> bool:
+    return isinstance(hops, int) and not isinstance(hops, bool) and hops >= 3
+
+
+def _deep_default(query: str, variable: str) -> bool:
+    """Whether `$variable` is declared with a default of 3 or more hops (`$h: Int = 3`)."""
+    declared = re.search(rf"\${re.escape(variable)}\s*:\s*Int!?\s*=\s*(\d+)", query)
+    return declared is not None and int(declared.group(1)) >= 3
 
 
 class Admission:

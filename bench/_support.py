@@ -34,7 +34,8 @@ from rich.progress import (
 from rich.text import Text
 
 from graph.domain.actor import Actor
-from graph.memory import Graph, Memory, Neo4jTarget, Settings, get_settings, query_count
+from graph.memory import Memory
+from graph.runtime import Graph, Neo4jTarget, Settings, get_settings, query_count
 
 T = TypeVar("T")
 

@@ -46,7 +46,8 @@ from bench._support import (
     progress_bar,
 )
 from bench.forget_targets import PREFIX, Targets, pick_targets, prepare_space, space_use
-from graph.memory import Memory, query_count
+from graph.memory import Memory
+from graph.runtime import query_count
 
 ACTOR = OPERATOR
 GATE_MS = 100.0

@@ -53,7 +53,8 @@ from bench.mix import (
 )
 from bench.resume import Checkpoint, remembered, seal_cut
 from graph.domain.model import Claim, CorrectionKind
-from graph.memory import Graph, Memory, get_settings
+from graph.memory import Memory
+from graph.runtime import Graph, get_settings
 
 ACTOR = OPERATOR
 

@@ -12,7 +12,7 @@ from typing import Any
 import httpx
 
 from api.app import create_app
-from graph.memory import Neo4jTarget, Settings, get_settings, resolve_target
+from graph.runtime import Neo4jTarget, Settings, get_settings, resolve_target
 
 GQL_RELATED = """
 query Related($space: String!, $id: ID!, $asOf: DateTime!, $hops: Int!, $first: Int!) {

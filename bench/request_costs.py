@@ -18,7 +18,7 @@ import httpx
 from rich.console import Console
 
 from api.app import create_app
-from graph.memory import get_settings, resolve_target
+from graph.runtime import get_settings, resolve_target
 
 console = Console()
 SPACE = f"bench-costs-{secrets.token_hex(3)}"

@@ -56,7 +56,8 @@ from bench.read_latency import measure_reads, parse_as_of
 from bench.search_latency import measure_search
 from bench.two_spaces import measure_two_spaces
 from bench.write_throughput import measure_writes
-from graph.memory import LocalNeo4j, Memory, Neo4jTarget, Settings, get_settings, resolve_target
+from graph.memory import Memory
+from graph.runtime import LocalNeo4j, Neo4jTarget, Settings, get_settings, resolve_target
 
 SPACE_PREFIX = "bench-scale-"
 DATA_DIR = Path(platformdirs.user_data_dir("engram-bench-scale"))
@@ -81,7 +82,7 @@ class Plan:
     two_space_claims: int = 160
     two_space_writers: int = 8
     clients: int = 50
-    client_calls: int = 10
+    mutation_calls: int = 10
     warm_up: int = 10
     seed: int = 7
     generate_batch: int = 500
@@ -273,7 +274,7 @@ async def measure_size(
         serve_env(target.uri, target.user, target.password, target.database),
         space=space,
         clients=plan.clients,
-        calls=plan.client_calls,
+        calls=plan.mutation_calls,
         seed=plan.seed,
     )
     loads.end("50 clients")

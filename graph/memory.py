@@ -1,7 +1,7 @@
 """The one door into Engram's memory: every outside caller — the GraphQL resolvers, the command
 line, the MCP server, the benches — goes through `Memory`.
 
-    memory = await Memory.open(get_settings())       # connects; shares the driver with neomodel
+    memory = await Memory.open(get_settings())       # graph.runtime's settings; connects
     view = await memory.view(agent, "alice", as_of=last_year)
     near = await memory.related(view, alice.id, hops=2)
     [claim] = await memory.remember(agent, "alice", [{"key": "pref:ui:theme", ...}])
@@ -61,36 +61,22 @@ from graph.jobs.restore import check_archive
 from graph.jobs.retention import parse_policies
 from graph.meaning.embeddings import Embedder
 from graph.memory_admin import MemoryAdmin, Readiness
-from graph.reads import browser_guide, changes, listing, resources, search, snapshot, traverse
+from graph.reads import changes, listing, resources, search, snapshot, traverse
 from graph.reads.messages import messages as recall
 from graph.reads.visibility import View
-from graph.store.db import UNAVAILABLE, Graph, Neo4jTarget, connect, query_count, resolve_target
-from graph.store.local import webjars
-from graph.store.local.server import LocalNeo4j
-from graph.store.migrate import Migration
+from graph.store.db import Graph, Neo4jTarget, connect, resolve_target
 from graph.store.neomodel_bridge import share_driver
 from graph.store.settings import Settings, get_settings
 
 __all__ = [
     "DEV_ACTOR",
-    "UNAVAILABLE",
     "ExportFormat",
-    "Graph",
-    "LocalNeo4j",
     "Memory",
-    "Migration",
-    "Neo4jTarget",
     "Readiness",
-    "Settings",
     "Space",
     "View",
-    "browser_guide",
     "check_archive",
-    "get_settings",
     "parse_policies",
-    "query_count",
-    "resolve_target",
-    "webjars",
 ]
 
 M = TypeVar("M", bound=BaseModel)

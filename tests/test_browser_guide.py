@@ -12,24 +12,22 @@ import pytest
 from neo4j import AsyncManagedTransaction
 
 from api.app import create_app
-from api.browser_guide_page import AUTO_CONNECT_OFF, browser_style, params_command
+from api.browser_guide_page import AUTO_CONNECT_OFF, SLIDES, browser_style, params_command
 from graph.domain.actor import Actor
 from graph.erasure.forget import ForgetInput, forget
 from graph.erasure.selectors import Selector, SelectorKind
-from graph.reads.browser_guide import (
+from graph.reads.guide_queries import (
     BEFORE_CORRECTION,
     CURRENT_GRAPH,
     GUIDE_PARAMS,
     NEIGHBOURHOOD_AS_OF,
     RELATION_EVIDENCE,
     RELATION_HISTORY,
-    SLIDES,
     TOMBSTONES,
-    allowed_guide_hosts,
-    guide_origin,
     guide_params,
 )
 from graph.store.db import Graph, Neo4jTarget
+from graph.store.local.browser_settings import allowed_guide_hosts, guide_origin
 from graph.store.settings import Settings
 from tests.http import running
 from tests.people_story import People, people_story

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 from graphql import GraphQLEnumType, build_schema
 
-from api.agent_mcp.mcp_server import build_server
-from api.client import client_enums
+from api.agent_mcp.transports import build_server
+from api.client import enums
 
 pytestmark = pytest.mark.fast
 
@@ -23,10 +23,10 @@ SCHEMA = build_schema((Path(__file__).resolve().parents[1] / "schema.graphql").r
 def client_enum_types() -> list[type[Enum]]:
     return [
         value
-        for value in vars(client_enums).values()
+        for value in vars(enums).values()
         if isinstance(value, type)
         and issubclass(value, Enum)
-        and value.__module__ == client_enums.__name__
+        and value.__module__ == enums.__name__
         and value.__name__ != "Unset"
     ]
 

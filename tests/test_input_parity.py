@@ -10,9 +10,9 @@ import dataclasses
 import pytest
 from pydantic import BaseModel
 
-from api.client.client_inputs import EntityRef as ClientEntityRef
-from api.client.client_inputs import EvidenceRef as ClientEvidenceRef
-from api.client.client_inputs import MemoryItem
+from api.client.request_inputs import EntityRef as ClientEntityRef
+from api.client.request_inputs import EvidenceRef as ClientEvidenceRef
+from api.client.request_inputs import MemoryItem
 from api.graphql import input_types as gql
 from graph.commands.correct import CorrectInput
 from graph.commands.references import EntityRef, EvidenceRef

@@ -1,7 +1,8 @@
 """The house keeps its layers: graph/ is the domain and its storage behind one door
-(`graph.memory`), api/ holds the doors (GraphQL, the command line, the client) and enters graph/
-only through that door and the domain's records, as the benches do; no import cycles; small
-modules, no two alike.
+(`graph.memory`) with the machinery to run it beside that door (`graph.runtime`: settings, the
+Neo4j target, migrations); api/ holds the doors (GraphQL, the command line, the client, the web
+pages) and enters graph/ only through those two modules and the domain's records, as the
+benches do; no import cycles; small modules, no two alike.
 """
 
 from __future__ import annotations
@@ -54,7 +55,7 @@ def _internal(name: str, known: dict[str, Path]) -> str | None:
 
 def test_api_enters_graph_only_through_the_memory_door_and_the_domain_records() -> None:
     graph_modules = _modules("graph")
-    allowed = ("graph.memory", "graph.domain")
+    allowed = ("graph.memory", "graph.runtime", "graph.domain")
     offending = sorted(
         f"{module} imports {target}"
         for module, path in _modules("api").items()
@@ -75,10 +76,19 @@ def test_the_benches_enter_graph_only_through_the_memory_door_and_the_domain_rec
         for module, path in _modules("bench").items()
         for name in _imports(module, path, top_level_only=False)
         if (target := _internal(name, graph_modules)) is not None
-        and target not in ("graph", "graph.memory", "graph.domain")
+        and target not in ("graph", "graph.memory", "graph.runtime", "graph.domain")
         and not target.startswith("graph.domain.")
     )
     assert offending == []
+
+
+def test_the_memory_door_exports_the_domain_and_the_runtime_the_machinery_not_both() -> None:
+    import graph.memory
+    import graph.runtime
+
+    assert set(graph.memory.__all__) & set(graph.runtime.__all__) == set()
+    assert {"Memory", "View", "Space"} <= set(graph.memory.__all__)
+    assert {"Settings", "Neo4jTarget", "LocalNeo4j", "Migration"} <= set(graph.runtime.__all__)
 
 
 def test_graph_imports_nothing_from_api() -> None:
@@ -218,5 +228,6 @@ def test_graph_is_grouped_into_packages_that_say_what_they_hold() -> None:
         "memory.py",
         "memory_admin.py",
         "reads",
+        "runtime.py",
         "store",
     ]

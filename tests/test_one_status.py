@@ -11,7 +11,7 @@ from typing import Any
 
 import httpx
 
-from graph.reads.browser_guide import RELATION_HISTORY
+from graph.reads.guide_queries import RELATION_HISTORY
 from graph.store.db import Graph
 from tests.http import gql
 

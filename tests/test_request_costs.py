@@ -18,7 +18,8 @@ from graph.domain.actor import Actor
 from graph.domain.cardinality import Cardinality
 from graph.domain.read_records import ClaimFilter
 from graph.meaning.embeddings import Embedder
-from graph.memory import Memory, View, query_count
+from graph.memory import Memory, View
+from graph.runtime import query_count
 from graph.store.db import Graph
 from graph.store.settings import Settings
 from tests.http import gql

@@ -13,12 +13,13 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from api.agent_mcp.mcp_server import stdio_caller
+from api.agent_mcp.transports import stdio_caller
 from graph.domain.actor import Grant
 from graph.domain.errors import Forbidden, NotFound
 from graph.domain.model import Privacy
 from graph.meaning.embeddings import Embedder
-from graph.memory import DEV_ACTOR, Memory, Neo4jTarget
+from graph.memory import DEV_ACTOR, Memory
+from graph.runtime import Neo4jTarget
 from graph.store.db import Graph, connect
 from graph.store.settings import Settings
 from tests.test_cli import engram_env, run_engram

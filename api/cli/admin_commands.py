@@ -22,7 +22,7 @@ keys_app = typer.Typer(help="API keys: read or write on named spaces up to a pri
 @neo4j_app.command("start")
 def neo4j_start() -> None:
     """Start the local Neo4j (or report the running one) and print its Bolt URI."""
-    from graph.memory import LocalNeo4j, get_settings
+    from graph.runtime import LocalNeo4j, get_settings
 
     server = LocalNeo4j(get_settings())
     running = server.start()
@@ -36,7 +36,7 @@ def neo4j_start() -> None:
 @neo4j_app.command("stop")
 def neo4j_stop() -> None:
     """Stop the local Neo4j cleanly."""
-    from graph.memory import LocalNeo4j, get_settings
+    from graph.runtime import LocalNeo4j, get_settings
 
     stopped = LocalNeo4j(get_settings()).stop()
     out.print("Neo4j stopped" if stopped else "Neo4j was not running")
@@ -47,7 +47,7 @@ def neo4j_status(
     as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
 ) -> None:
     """Say whether the local Neo4j runs; exit 3 when it does not."""
-    from graph.memory import LocalNeo4j, get_settings
+    from graph.runtime import LocalNeo4j, get_settings
 
     running = LocalNeo4j(get_settings()).status()
     if as_json:

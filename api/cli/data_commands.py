@@ -141,7 +141,8 @@ def restore_command(
 
     A damaged archive is refused before anything is started or created.
     """
-    from graph.memory import LocalNeo4j, Memory, check_archive, get_settings
+    from graph.memory import Memory, check_archive
+    from graph.runtime import LocalNeo4j, get_settings
 
     check_archive(file)
     settings = get_settings()

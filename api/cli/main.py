@@ -36,7 +36,8 @@ from api.cli.memory_commands import COMMANDS as MEMORY_COMMANDS
 from graph.domain.errors import EngramError, SetupError
 
 if TYPE_CHECKING:  # imported when a command runs: `--help` and `--version` stay quick
-    from graph.memory import LocalNeo4j, Migration, Neo4jTarget, Settings, webjars
+    from api.graphiql_assets import GraphiQLAssets
+    from graph.runtime import LocalNeo4j, Migration, Neo4jTarget, Settings
 
 T = TypeVar("T")
 
@@ -90,7 +91,7 @@ def serve(
 
     Stopped by SIGTERM or SIGINT, it stops the local Neo4j it started (unless --keep-neo4j).
     """
-    from graph.memory import LocalNeo4j, get_settings, resolve_target
+    from graph.runtime import LocalNeo4j, get_settings, resolve_target
 
     settings = get_settings()
     overrides = {
@@ -120,7 +121,7 @@ def _serve(settings: Settings, target: Neo4jTarget, local: LocalNeo4j) -> None:
     import uvicorn
 
     from api.app import browser_url, create_app
-    from graph.memory import browser_guide
+    from graph.runtime import guide_origin
 
     # Connect and migrate before uvicorn starts, so a bad NEO4J_* setting or a refused migration
     # ends here with one clear message (inside the lifespan it would be uvicorn's traceback).
@@ -139,7 +140,7 @@ def _serve(settings: Settings, target: Neo4jTarget, local: LocalNeo4j) -> None:
         out.print(f"Neo4j at {target.uri} (database {target.database})")
     out.print(f"GraphQL  {base}/graphql" + ("  (GraphiQL on)" if graphiql else ""))
     if browser_dir is not None:
-        origin = browser_guide.guide_origin(settings.host, settings.port)
+        origin = guide_origin(settings.host, settings.port)
         out.print(f"Browser  {browser_url(target, origin)}")
     out.print(
         "[bold yellow]dev mode[/]: "
@@ -164,15 +165,15 @@ def _serve(settings: Settings, target: Neo4jTarget, local: LocalNeo4j) -> None:
     )
 
 
-def _graphiql(settings: Settings) -> webjars.GraphiQLAssets | None:
+def _graphiql(settings: Settings) -> GraphiQLAssets | None:
     """GraphiQL's assets in dev mode (fetched on first use); without Maven (as in the Docker
     image) dev mode goes on without GraphiQL and says why."""
-    from graph.memory import webjars
+    from api.graphiql_assets import graphiql_assets
 
     if not settings.dev:
         return None
     try:
-        return webjars.graphiql_assets(settings.cache_dir)
+        return graphiql_assets(settings.cache_dir)
     except SetupError as failure:
         err.print(f"[yellow]GraphiQL is off[/]: {failure}")
         return None

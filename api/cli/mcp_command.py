@@ -33,7 +33,7 @@ def mcp_command(
     """Serve MCP over stdio (tools: remember, recall, context, related, explain_relation,
     history, changes, correct, forget; resource engram://{space}/context)."""
 
-    from api.agent_mcp.mcp_server import serve_stdio
+    from api.agent_mcp.transports import serve_stdio
     from graph.memory import Memory
 
     async def main() -> None:

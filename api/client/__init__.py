@@ -11,8 +11,8 @@ httpx (the `client` extra, `pip install '.[client]'`). Errors are raised as `Eng
 subclasses whose `code` is the API's stable code (`NOT_FOUND`, `VALIDATION`, …).
 """
 
-from api.client.client_calls import Call
-from api.client.client_enums import (
+from api.client.engram_client import AsyncEngramClient, EngramClient
+from api.client.enums import (
     UNSET,
     Authority,
     Cardinality,
@@ -31,7 +31,7 @@ from api.client.client_enums import (
     Role,
     SelectorKind,
 )
-from api.client.client_errors import (
+from api.client.exceptions import (
     AmbiguousSubjectError,
     ConflictError,
     EngramError,
@@ -50,8 +50,8 @@ from api.client.client_errors import (
     UnexpectedError,
     ValidationError,
 )
-from api.client.client_inputs import EntityRef, EvidenceRef, MemoryItem
-from api.client.client_records import (
+from api.client.mutation_calls import Call
+from api.client.records import (
     Claim,
     ClaimPage,
     ContextSnapshot,
@@ -70,7 +70,7 @@ from api.client.client_records import (
     Space,
     Step,
 )
-from api.client.engram_client import AsyncEngramClient, EngramClient
+from api.client.request_inputs import EntityRef, EvidenceRef, MemoryItem
 
 __all__ = [
     "UNSET",

@@ -6,9 +6,9 @@
     async with AsyncEngramClient("http://127.0.0.1:8000", api_key="egk_…") as engram:
         hits = await engram.search("alice", "where does alice work")
 
-Both have the same methods with the same arguments (written once, in `client_calls` and
-`client_queries`), return the records of `client_records`, and raise the exceptions of
-`client_errors`. They speak HTTP only: nothing of the server is imported.
+Both have the same methods with the same arguments (written once, in `mutation_calls` and
+`query_calls`), return the records of `records`, and raise the exceptions of
+`exceptions`. They speak HTTP only: nothing of the server is imported.
 """
 
 from __future__ import annotations
@@ -20,15 +20,15 @@ from typing import Any, Concatenate, ParamSpec, TypeVar
 
 import httpx
 
-from api.client import client_calls as calls
-from api.client import client_queries as queries
-from api.client.client_calls import Call
-from api.client.client_errors import (
+from api.client import mutation_calls as calls
+from api.client import query_calls as queries
+from api.client.exceptions import (
     UnavailableError,
     graphql_errors,
     http_error,
     raise_errors,
 )
+from api.client.mutation_calls import Call
 
 P = ParamSpec("P")
 T = TypeVar("T")

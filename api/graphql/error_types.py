@@ -19,7 +19,7 @@ from graphql import GraphQLError
 from strawberry.types import ExecutionContext
 
 from graph.domain import errors as domain
-from graph.memory import UNAVAILABLE
+from graph.runtime import UNAVAILABLE
 
 log = logging.getLogger("engram.graphql")
 

@@ -15,7 +15,7 @@ from strawberry.types.field import StrawberryField
 
 from api.graphql.error_types import user_error
 from graph.domain.errors import EngramError
-from graph.memory import query_count
+from graph.runtime import query_count
 
 
 class QueryCounter(SchemaExtension):

@@ -1,7 +1,7 @@
 """Where Neo4j Browser finds Engram's guide and style, and what the local Neo4j tells Browser
 about them (its allow-list and the commands it runs on connect): the settings the local Neo4j
 is started with (`server.py`) and the URLs Engram prints and serves (the guide's queries are in
-`graph.reads.browser_guide`).
+`graph.reads.guide_queries`).
 
     >>> guide_origin("127.0.0.1", 8000)
     'http://localhost:8000'

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, TypeAlias
 
-from api.client.client_enums import (
+from api.client.enums import (
     Authority,
     Cardinality,
     EntityKind,

@@ -9,7 +9,7 @@ Over HTTP the server is stateless and answers JSON (no long-lived SSE stream), s
 one POST that passes the app's timeout, body cap and API-key check like any /graphql request,
 and runs as that key's actor; over stdio every call runs as the operator or as the key the
 command was started with, checked again on every call. Either way the tools are those of
-`mcp_tools`.
+`tools`.
 """
 
 from __future__ import annotations
@@ -30,12 +30,13 @@ from pydantic import ValidationError
 from starlette.requests import Request
 from starlette.types import Receive, Scope, Send
 
-from api.agent_mcp.mcp_calls import Caller, refusal
-from api.agent_mcp.mcp_tools import register_tools
+from api.agent_mcp.tool_context import Caller, refusal
+from api.agent_mcp.tools import register_tools
 from graph.domain.actor import Actor
 from graph.domain.errors import Forbidden, ValidationFailed
 from graph.domain.inputs import plain
-from graph.memory import Memory, Settings
+from graph.memory import Memory
+from graph.runtime import Settings
 
 INSTRUCTIONS = """\
 Engram is long-term memory with evidence. Every fact is a claim: what is claimed, when it was \

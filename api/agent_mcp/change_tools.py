@@ -1,4 +1,4 @@
-"""The MCP tools that change what is believed: `correct` and `forget` (see `mcp_tools`), in
+"""The MCP tools that change what is believed: `correct` and `forget` (see `tools`), in
 GraphQL's words: `claim_key`/`claim_id`, `kind`, a `selector` like GraphQL's `SelectorInput`."""
 
 from __future__ import annotations
@@ -9,8 +9,9 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.types import CallToolResult
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
-from api.agent_mcp.mcp_arguments import EntityArg, Instant, PrivacyArg, Space, named, names_of
-from api.agent_mcp.mcp_calls import (
+from api.agent_mcp.arguments import EntityArg, Instant, PrivacyArg, Space, named, names_of
+from api.agent_mcp.results import claims_json
+from api.agent_mcp.tool_context import (
     Caller,
     EpisodeId,
     EvidenceText,
@@ -19,7 +20,6 @@ from api.agent_mcp.mcp_calls import (
     answer,
     inline_evidence,
 )
-from api.agent_mcp.mcp_results import claims_json
 from graph.domain.model import CorrectionKind, Role, SelectorKind
 
 SelectorKindArg = Annotated[

@@ -12,8 +12,8 @@ from mcp.server.mcpserver import Context
 from mcp.types import CallToolResult, TextContent
 from pydantic import Field
 
-from api.agent_mcp.mcp_arguments import Instant, RoleArg
-from api.agent_mcp.mcp_results import dumps
+from api.agent_mcp.arguments import Instant, RoleArg
+from api.agent_mcp.results import dumps
 from graph.domain.actor import Actor
 from graph.domain.errors import EngramError, ValidationFailed
 from graph.domain.model import Role

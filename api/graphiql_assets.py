@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from graph.domain.errors import SetupError
-from graph.store.local._maven import file_lock, run_maven
+from graph.runtime import fetch_from_maven, maven_cache_lock
 
 
 @dataclass(frozen=True)
@@ -75,7 +75,7 @@ def graphiql_assets(cache_dir: Path) -> GraphiQLAssets:
     fingerprint = "-".join(f"{jar.name}-{jar.version}" for jar in GRAPHIQL_WEBJARS)
     target = cache_dir / f"graphiql-{fingerprint}"
     assets = _assets(target)
-    with file_lock(cache_dir / "maven.lock"):
+    with maven_cache_lock(cache_dir):
         if all((target / path).is_file() for path in (*assets.scripts, *assets.stylesheets)):
             return assets
         if shutil.which("mvn") is None:
@@ -91,13 +91,8 @@ def graphiql_assets(cache_dir: Path) -> GraphiQLAssets:
         )
         jar_dir = cache_dir / "jars"
         for jar in GRAPHIQL_WEBJARS:
-            run_maven(
-                [
-                    "dependency:copy",
-                    f"-Dartifact=org.webjars.npm:{jar.name}:{jar.version}",
-                    f"-DoutputDirectory={jar_dir}",
-                ],
-                f"{jar.name} {jar.version}",
+            fetch_from_maven(
+                f"org.webjars.npm:{jar.name}:{jar.version}", jar_dir, f"{jar.name} {jar.version}"
             )
         staging = cache_dir / f".graphiql-{fingerprint}.partial"
         shutil.rmtree(staging, ignore_errors=True)

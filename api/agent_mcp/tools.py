@@ -4,7 +4,7 @@
     correct  forget
 
 and the resource `engram://{space}/context` (the context snapshot). Answers are compact JSON
-text (`mcp_results`); an Engram error is a tool error whose text starts with its stable code
+text (`results`); an Engram error is a tool error whose text starts with its stable code
 (`NOT_FOUND: no claim with key …`), so a model can tell what to fix. What the caller's key does
 not grant is answered exactly as if it did not exist.
 """
@@ -19,7 +19,7 @@ from mcp.server.mcpserver.exceptions import ResourceError
 from mcp.types import CallToolResult
 from pydantic import Field
 
-from api.agent_mcp.mcp_arguments import (
+from api.agent_mcp.arguments import (
     AsOf,
     EntityArg,
     Instant,
@@ -29,17 +29,8 @@ from api.agent_mcp.mcp_arguments import (
     RoleArg,
     Space,
 )
-from api.agent_mcp.mcp_calls import (
-    Caller,
-    EpisodeId,
-    EvidenceText,
-    ObservedAt,
-    SpeakerRole,
-    answer,
-    inline_evidence,
-)
-from api.agent_mcp.mcp_changes import register_changes
-from api.agent_mcp.mcp_results import (
+from api.agent_mcp.change_tools import register_changes
+from api.agent_mcp.results import (
     changes_json,
     claims_json,
     explanation_json,
@@ -47,6 +38,15 @@ from api.agent_mcp.mcp_results import (
     messages_json,
     neighbourhood_json,
     snapshot_json,
+)
+from api.agent_mcp.tool_context import (
+    Caller,
+    EpisodeId,
+    EvidenceText,
+    ObservedAt,
+    SpeakerRole,
+    answer,
+    inline_evidence,
 )
 from graph.domain.errors import EngramError
 from graph.domain.model import Role

@@ -1,4 +1,4 @@
-"""The read operations (queries), built like the writes in `client_calls`: each returns the
+"""The read operations (queries), built like the writes in `mutation_calls`: each returns the
 request and how to read its answer."""
 
 from __future__ import annotations
@@ -7,11 +7,10 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from api.client import client_documents as docs
-from api.client.client_calls import Call, Data, present
-from api.client.client_enums import ClaimStatus, Direction, EntityKind, MemoryType, Role
-from api.client.client_inputs import EntityRef, instant
-from api.client.client_records import (
+from api.client import documents as docs
+from api.client.enums import ClaimStatus, Direction, EntityKind, MemoryType, Role
+from api.client.mutation_calls import Call, Data, present
+from api.client.records import (
     Claim,
     ClaimPage,
     ContextSnapshot,
@@ -22,6 +21,7 @@ from api.client.client_records import (
     SearchHit,
     Space,
 )
+from api.client.request_inputs import EntityRef, instant
 
 
 def _view(as_of: datetime | None, known_at: datetime | None) -> dict[str, Any]:

@@ -1,5 +1,5 @@
 """Typed records of the API's answers: frozen dataclasses built from GraphQL data
-(`Claim.of(data)`), with aware `datetime`s and the enums of `client_enums`."""
+(`Claim.of(data)`), with aware `datetime`s and the enums of `enums`."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from api.client.client_enums import (
+from api.client.enums import (
     Authority,
     ClaimStatus,
     EntityKind,

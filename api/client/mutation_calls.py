@@ -1,7 +1,7 @@
 """One function per API operation: it builds the request (document and variables) and says how
 to read the answer into a record. The sync and the async client both run these, so each
 operation's arguments, defaults and documentation are written once. The writes (mutations) are
-here, the reads (queries) in `client_queries`.
+here, the reads (queries) in `query_calls`.
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Generic, TypeVar
 
-from api.client import client_documents as docs
-from api.client.client_enums import (
+from api.client import documents as docs
+from api.client.enums import (
     UNSET,
     CorrectionKind,
     EpisodeKind,
@@ -23,15 +23,15 @@ from api.client.client_enums import (
     SelectorKind,
     Unsettable,
 )
-from api.client.client_errors import payload_errors, raise_errors
-from api.client.client_inputs import Cited, EntityRef, MemoryItem, evidence_data, instant
-from api.client.client_records import (
+from api.client.exceptions import payload_errors, raise_errors
+from api.client.records import (
     Claim,
     Episode,
     ForgetReceipt,
     Observation,
     Space,
 )
+from api.client.request_inputs import Cited, EntityRef, MemoryItem, evidence_data, instant
 
 T = TypeVar("T")
 Data = Mapping[str, Any]

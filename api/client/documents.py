@@ -1,6 +1,6 @@
 """The GraphQL documents the client sends, one named constant per operation.
 
-Each asks for every field its record (`client_records`) holds; a mutation also asks for its
+Each asks for every field its record (`records`) holds; a mutation also asks for its
 payload's `errors { code message field }`.
 """
 

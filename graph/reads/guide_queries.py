@@ -1,8 +1,9 @@
 """The Cypher of Engram's Neo4j Browser guide: one named query per slide, run as shown.
 
-The guide (served by Engram at `/browser-guide/`, played by the printed Browser URL) is rendered
-from `SLIDES`, so what a person runs in Browser is exactly what the tests run. Every query takes
-its parameters from one `:params` line (`GUIDE_PARAMS`):
+The guide (served by Engram at `/browser-guide/`, played by the printed Browser URL) puts each
+query on a slide of its own (the slides' words are the web app's, `api.browser_guide_page`), so
+what a person runs in Browser is exactly what the tests run. Every query takes its parameters
+from one `:params` line (`GUIDE_PARAMS`):
 
     await graph.read(CURRENT_GRAPH, **guide_params(space="alice"))
 
@@ -15,16 +16,7 @@ content (it holds none; the slide also leaves out its keyed fingerprints).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, LiteralString
-
-from graph.store.local.browser_settings import (
-    GUIDE_PATH,
-    STYLE_PATH,
-    allowed_guide_hosts,
-    guide_origin,
-    post_connect_commands,
-)
 
 GUIDE_PARAMS: dict[str, str] = {
     "space": "alice",
@@ -107,80 +99,18 @@ ORDER BY forgottenAt"""
 """What each forget in the space recorded: when, what kind of selector, why, who, how much."""
 
 
-@dataclass(frozen=True)
-class Slide:
-    """One slide: a title, a few sentences (HTML) and the query it runs (None: text only)."""
-
-    title: str
-    text: str
-    cypher: str | None = None
-    draws: bool = True
-    """True when the query returns nodes and edges (Browser draws them), False for a table."""
-
-
-SLIDES: tuple[Slide, ...] = (
-    Slide(
-        "Engram in Neo4j Browser",
-        "Entities carry their current <code>name</code> and their kind as a label "
-        "(<code>:Person</code>, <code>:Org</code>, …); relation edges say whether they are "
-        "<code>current</code>. First apply Engram's style, then set the parameters every slide "
-        "uses (change <code>space</code> to your space's name). Click a block to run it.",
-    ),
-    Slide(
-        "A space's current graph",
-        "Every relation that is recorded now and valid today. Superseded revisions "
-        "(<code>current: false</code>) and relations that ended are left out.",
-        CURRENT_GRAPH,
-    ),
-    Slide(
-        "One person's neighbourhood as of a date",
-        "Who <code>$person</code> was connected to, two hops out, as the world was at "
-        "<code>$asOf</code> — as Engram knows it now.",
-        NEIGHBOURHOOD_AS_OF,
-    ),
-    Slide(
-        "The evidence behind a relation",
-        "The claim that asserts each current relation from <code>$person</code> to "
-        "<code>$other</code>, and the observations it rests on (<code>SUPPORTED_BY</code>, "
-        "<code>CORRECTED_BY</code> when a correction changed it).",
-        RELATION_EVIDENCE,
-    ),
-    Slide(
-        "What was known before a correction",
-        "The relations of <code>$person</code> valid today, as Engram knew them just before the "
-        "latest correction of one of them: the edge the correction replaced is drawn again.",
-        BEFORE_CORRECTION,
-    ),
-    Slide(
-        "A relation's history",
-        "Every revision of the claims relating <code>$person</code> to <code>$other</code>: "
-        "valid time (<code>validFrom</code>…<code>validTo</code>), recorded time "
-        "(<code>recordedAt</code>…<code>supersededAt</code>), status and the reason given.",
-        RELATION_HISTORY,
-        draws=False,
-    ),
-    Slide(
-        "What a tombstone records",
-        "A forget erases content in every revision and leaves a tombstone: when, what kind of "
-        "selector, why, by whom and how much — never what was said.",
-        TOMBSTONES,
-        draws=False,
-    ),
-)
-
-
 def guide_params(**overrides: Any) -> dict[str, Any]:
     """The guide's parameters with `overrides`, as the driver takes them."""
     return {**GUIDE_PARAMS, **overrides}
 
 
 __all__ = [
-    "GUIDE_PATH",
-    "SLIDES",
-    "STYLE_PATH",
-    "Slide",
-    "allowed_guide_hosts",
-    "guide_origin",
+    "BEFORE_CORRECTION",
+    "CURRENT_GRAPH",
+    "GUIDE_PARAMS",
+    "NEIGHBOURHOOD_AS_OF",
+    "RELATION_EVIDENCE",
+    "RELATION_HISTORY",
+    "TOMBSTONES",
     "guide_params",
-    "post_connect_commands",
 ]
