@@ -86,21 +86,38 @@ class HeldOpen:
 
     def __init__(self) -> None:
         self.admitted: list[str] = []
+        self.admitted_after_release: list[str] = []
         self.release = asyncio.Event()
+        self.changed = asyncio.Condition()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        self.admitted.append(scope["path"])
+        async with self.changed:
+            self.admitted.append(scope["path"])
+            if self.release.is_set():
+                self.admitted_after_release.append(scope["path"])
+            self.changed.notify_all()
         await self.release.wait()
         await send({"type": "http.response.start", "status": 200, "headers": []})
         await send({"type": "http.response.body", "body": b"{}"})
 
+    async def settled(self, count: int) -> None:
+        """Once `count` requests are in flight."""
+        async with asyncio.timeout(5), self.changed:
+            await self.changed.wait_for(lambda: len(self.admitted) >= count)
 
-async def answered(guard: Admission, path: str, body: dict[str, Any]) -> httpx.Response:
+
+async def answered(
+    guard: Admission, path: str, body: dict[str, Any], arrived: asyncio.Event | None = None
+) -> httpx.Response:
+    """The response to `body` at `path` through `guard`; `arrived` is set as the request
+    reaches admission (nothing yields between that and its turn or its wait for one)."""
     encoded = json.dumps(body).encode()
 
     async def with_body(scope: Scope, receive: Receive, send: Send) -> None:
         # BodyLimit, outside Admission in the app, leaves the body read in the scope's state.
         scope.setdefault("state", {})["body"] = encoded
+        if arrived is not None:
+            arrived.set()
         await guard(scope, receive, send)
 
     transport = httpx.ASGITransport(app=with_body)
@@ -108,18 +125,12 @@ async def answered(guard: Admission, path: str, body: dict[str, Any]) -> httpx.R
         return await client.post(path, content=encoded, headers=MCP_HEADERS)
 
 
-async def settle(held: HeldOpen, count: int) -> None:
-    async with asyncio.timeout(5):
-        while len(held.admitted) < count:
-            await asyncio.sleep(0)
-
-
 @pytest.mark.fast
 async def test_a_deep_mcp_walk_in_flight_leaves_no_room_for_a_graphql_read_until_it_ends() -> None:
     held = HeldOpen()
     guard = Admission(held, budget=HEAVY, wait=0)
     deep = asyncio.create_task(answered(guard, "/mcp", DEEP_MCP))
-    await settle(held, 1)
+    await held.settled(1)
     refused = await answered(guard, "/graphql", LIGHT_GRAPHQL)
     assert (refused.status_code, refused.headers["retry-after"]) == (503, "1")
     assert refused.json()["errors"] == [
@@ -138,7 +149,7 @@ async def test_graphql_reads_in_flight_leave_room_for_a_light_mcp_call_but_not_a
     reads = [
         asyncio.create_task(answered(guard, "/graphql", LIGHT_GRAPHQL)) for _ in range(HEAVY - 2)
     ]
-    await settle(held, HEAVY - 2)
+    await held.settled(HEAVY - 2)
     deep = await answered(guard, "/mcp", DEEP_MCP)
     assert (deep.status_code, deep.headers["retry-after"]) == (503, "1")
     assert deep.json() == {
@@ -151,7 +162,7 @@ async def test_graphql_reads_in_flight_leave_room_for_a_light_mcp_call_but_not_a
         },
     }
     light = asyncio.create_task(answered(guard, "/mcp", LIGHT_MCP))
-    await settle(held, HEAVY - 1)
+    await held.settled(HEAVY - 1)
     held.release.set()
     assert [r.status_code for r in await asyncio.gather(*reads, light)] == [200] * (HEAVY - 1)
 
@@ -161,13 +172,15 @@ async def test_a_request_waits_for_its_share_up_to_the_admission_wait_then_goes_
     held = HeldOpen()
     guard = Admission(held, budget=HEAVY, wait=5)
     deep = asyncio.create_task(answered(guard, "/mcp", DEEP_MCP))
-    await settle(held, 1)
-    waiting = asyncio.create_task(answered(guard, "/graphql", LIGHT_GRAPHQL))
-    await asyncio.sleep(0.05)
+    await held.settled(1)
+    arrived = asyncio.Event()
+    waiting = asyncio.create_task(answered(guard, "/graphql", LIGHT_GRAPHQL, arrived))
+    await arrived.wait()
     assert held.admitted == ["/mcp"], "the read waits while the deep walk holds the budget"
     held.release.set()
     assert [(await deep).status_code, (await waiting).status_code] == [200, 200]
     assert held.admitted == ["/mcp", "/graphql"]
+    assert held.admitted_after_release == ["/graphql"], "it went in when the walk ended"
 
 
 async def test_two_hundred_heavy_calls_over_mcp_and_graphql_get_results_or_a_fast_503(
