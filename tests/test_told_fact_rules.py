@@ -10,6 +10,7 @@ more. The same histories run against Neo4j over GraphQL in tests/test_told_facts
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
@@ -18,12 +19,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from graph.commands.claim_rows import ClaimContent, ClaimRow
+from graph.commands.rekeying import rekeyed
 from graph.commands.revisions import told_fact
 from graph.commands.telling import Corroborates, told_at_same_start
 from graph.domain.intervals import Interval
 from graph.domain.model import ClaimStatus, MemoryType, Privacy, canonical_json
 from graph.domain.timeline import Told, held, segments, shown
-from tests.told_model import TIERS, KeyModel, Telling, batching, histories, probes
+from tests.told_model import TIERS, VALUES, KeyModel, Telling, batching, histories, probes
 
 pytestmark = pytest.mark.fast
 
@@ -45,6 +47,8 @@ class Store:
 
     rows: list[ClaimRow] = field(default_factory=list)
     made: int = 0
+    corroborated: dict[str, list[datetime]] = field(default_factory=dict)
+    """When a telling corroborated a row (the evidence it linked records that time)."""
 
     def tell(self, telling: Telling, at: int, seq: int) -> None:
         line = [r for r in self.rows if r.superseded_at is None and r.privacy == telling.tier]
@@ -53,6 +57,7 @@ class Store:
         end = None if telling.end is None else day(telling.end)
         decision = told_at_same_start(line, content, Interval(start, end))
         if isinstance(decision, Corroborates):
+            self.corroborated.setdefault(decision.row.id, []).append(tick(at))
             return
         for old in decision.rows:
             old.superseded_at = tick(at)
@@ -151,6 +156,46 @@ def test_every_arrival_order_shows_what_the_model_shows_at_every_instant_tier_an
         now = [store.values(whens, tier=tier, known=last) for tier in TIERS]
         assert answers is None or now == answers, "the answer depends on the arrival order"
         answers = now
+
+
+@st.composite
+def crowded_histories(draw: st.DrawFn) -> list[Telling]:
+    """Histories with more facts at starts already told (other values, tiers or ends), in
+    any order: under `MANY` they stand side by side, under `ONE` the later replaces."""
+    facts = draw(histories())
+    again = st.tuples(st.sampled_from(facts), st.sampled_from(VALUES), st.sampled_from(TIERS))
+    for earlier, value, tier in draw(st.lists(again, max_size=6)):
+        end = draw(st.sampled_from([earlier.end, None, (earlier.start or 0) + 7]))
+        facts.append(Telling(value, earlier.start, end, tier))
+    return draw(st.permutations(facts))
+
+
+@settings(max_examples=HISTORIES)
+@given(facts=crowded_histories())
+def test_facts_told_under_many_then_rekeyed_to_one_show_what_one_from_the_start_shows(
+    facts: list[Telling],
+) -> None:
+    model, by_value = KeyModel(), dict[str, Store]()
+    for at, telling in enumerate(facts, start=1):
+        model.tell(telling, at)
+        by_value.setdefault(canonical_json(telling.value), Store()).tell(telling, at, 0)
+    rows, told_at = [], {}
+    for value, store in by_value.items():
+        for row in store.rows:
+            if row.superseded_at is None:
+                rows.append(dataclasses.replace(row, id=f"{value}/{row.id}"))
+                told_at[rows[-1].id] = store.corroborated.get(row.id, [])
+    rekeyed_at = len(facts) + 1
+
+    kept = rekeyed(rows, {row.id: "fact:person/subject:WORKS_AT" for row in rows}, told_at)
+
+    one = Store()
+    for seq, standing in enumerate(kept):
+        restated = standing.row.restated(id=f"re-{seq}", revision=seq + 1, told_seq=seq)
+        one.rows.append(dataclasses.replace(restated, recorded_at=tick(rekeyed_at)))
+    for tier in TIERS:
+        expected = [model.value(w, tier=tier, known=len(facts)) for w in probes(facts)]
+        assert one.values(probes(facts), tier=tier, known=rekeyed_at) == expected
 
 
 @settings(max_examples=300)

@@ -70,7 +70,8 @@ class Mutation:
 
     @mutation(
         "Declare a predicate ONE (one value per subject at each instant: the fact told with the "
-        "latest validFrom shows) or MANY (values coexist) in a space, for facts written from now."
+        "latest validFrom shows) or MANY (values coexist) in a space; facts already written are "
+        "re-keyed under it as new revisions (views as known before answer as they did)."
     )
     async def declare_predicate(
         self, info: EngramInfo, space: str, predicate: str, cardinality: Cardinality

@@ -5,10 +5,11 @@
 
 Rules live on the space node (`onePredicates`, `manyPredicates`): space-wide, read by every
 writer of it, whatever its tier — so declaring one is an administrative act (a key with the
-rules grant, `Actor.check_rules`). A rule decides the keys of facts (`graph.domain.cardinality`),
-so it is declared before the predicate's first fact: a declaration that would give facts already
-written other keys is refused (Engram does not re-key facts). A reader is shown the defaults and
-the rules of predicates it can read facts of; a rules key, every rule.
+rules grant, `Actor.check_rules`). A rule decides the keys of facts (`graph.domain.cardinality`):
+declaring one for a predicate that has facts keyed the other way re-keys them, in the same
+transaction, as new revisions (`graph.commands.rekeying`), so the same facts give the same
+timeline whenever the rule was declared. A reader is shown the defaults and the rules of
+predicates it can read facts of; a rules key, every rule.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any, LiteralString
 
 from graph.commands.audit import AuditLog
+from graph.commands.rekeying import rekey_facts
 from graph.commands.writing import WriteContext, run_command
 from graph.domain import memory_types as mt
 from graph.domain.actor import Actor
@@ -29,15 +31,6 @@ from graph.store.db import Graph, run
 RULES_OF_SPACE: LiteralString = """
 MATCH (s:Space {id: $spaceId})
 RETURN coalesce(s.onePredicates, []) AS one, coalesce(s.manyPredicates, []) AS many
-"""
-
-# The current facts of `$predicate` whose key has the other shape than `$cardinality` gives:
-# `fact:<subject>:<PREDICATE>` for ONE, one more part (the object or value) for MANY.
-FACTS_KEYED_OTHERWISE: LiteralString = """
-MATCH (c:Claim {spaceId: $spaceId, type: 'fact', predicate: $predicate})
-WHERE c.supersededAt IS NULL AND c.erasedAt IS NULL
-  AND (size(split(c.key, ':')) > 3) = ($cardinality = 'one')
-RETURN count(c) AS facts
 """
 
 # The declared predicates the reader has a fact of, at its tier (not forgotten).
@@ -127,21 +120,7 @@ async def declare_predicates(
 
     async def work(ctx: WriteContext) -> list[PredicateRule]:
         audit = AuditLog()
-        for index, (predicate, cardinality) in enumerate(rules):
-            [found] = await run(
-                ctx.tx,
-                FACTS_KEYED_OTHERWISE,
-                spaceId=ctx.space_id,
-                predicate=predicate,
-                cardinality=cardinality.value,
-            )
-            if found["facts"]:
-                raise ValidationFailed(
-                    f"predicate {predicate} already has facts keyed under the other rule in this "
-                    f"space; a rule is declared before a predicate's first fact (Engram does not "
-                    f"re-key facts)",
-                    field=f"rules[{index}].cardinality" if len(rules) > 1 else "cardinality",
-                )
+        for predicate, cardinality in rules:
             await run(
                 ctx.tx,
                 DECLARE_RULE,
@@ -149,7 +128,9 @@ async def declare_predicates(
                 predicate=predicate,
                 cardinality=cardinality.value,
             )
-            audit.add("declarePredicate", [], detail=f"{predicate}={cardinality.value}")
+            restated = await rekey_facts(ctx, predicate, cardinality)
+            detail = f"{predicate}={cardinality.value}"
+            audit.add("declarePredicate", [], detail=f"{detail}, {restated} facts re-keyed")
         await audit.write(ctx)
         return [PredicateRule(predicate, cardinality, True) for predicate, cardinality in rules]
 

@@ -10,7 +10,8 @@ predicate), so a new value supersedes the old one from its `validFrom` on and th
 as history for the time before. A `MANY` predicate's facts have a key per value (subject +
 predicate + object), so values coexist. A space may declare a rule per predicate; without one,
 literal values and the common single-valued predicates below are `ONE`, and relations between
-entities are `MANY`. A rule applies to writes after it: facts already written keep their keys.
+entities are `MANY`. A rule declared after a predicate's facts re-keys them
+(`graph.commands.rekeying`).
 """
 
 from __future__ import annotations
