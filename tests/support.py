@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import socket
 from typing import LiteralString
 
@@ -11,6 +12,15 @@ DELETE_DATA: LiteralString = """
 MATCH (n) WHERE NOT n:Migration
 CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 5000 ROWS
 """
+
+
+DEEP = os.environ.get("HYPOTHESIS_PROFILE") == "deep"
+"""The deep profile (`HYPOTHESIS_PROFILE=deep ./scripts/test`): every long run at full length."""
+
+NEO4J_EXAMPLES = 2000 if DEEP else 50
+"""Examples of a property test that writes to Neo4j: 50 seeded ones in every run (each costs
+transactions; the pure rules they store run 200–500 examples each in the fast tier), 2000 in the
+deep profile."""
 
 
 QUICK_NEO4J_JVM = "-XX:TieredStopAtLevel=1"

@@ -2,7 +2,7 @@
 answers equal an independent in-memory bi-temporal model's (tests/bitemporal_model.py): told
 facts side by side, one shown per instant for an overwrite key, with the interval it is shown on.
 
-Runs 200 examples with a fixed seed in CI (`HYPOTHESIS_PROFILE=deep` for 2000). Each example
+Runs 50 examples with a fixed seed in every run (`HYPOTHESIS_PROFILE=deep` for 2000). Each example
 works in a fresh space, so examples cannot see each other.
 """
 
@@ -23,6 +23,7 @@ from graph.reads.resources import claim_history, claims_by_key
 from graph.store.db import Graph, Neo4jTarget, connect
 from tests.bitemporal_model import BitemporalModel, Row
 from tests.story import Story, day, new_story
+from tests.support import NEO4J_EXAMPLES
 
 T = TypeVar("T")
 KEYS = {"pref:ui:theme": True, "pref:ui:font": True, "decision:engram:db": False}
@@ -173,7 +174,10 @@ def test_engram_answers_like_an_independent_bitemporal_model(neo4j_target: Neo4j
     graph = loop.run_until_complete(connect(neo4j_target))
     try:
         machine = engram_machine(loop, graph)
-        run_state_machine_as_test(machine, settings=settings(settings(), stateful_step_count=12))
+        run_state_machine_as_test(
+            machine,
+            settings=settings(settings(), max_examples=NEO4J_EXAMPLES, stateful_step_count=12),
+        )
     finally:
         loop.run_until_complete(graph.close())
         loop.close()

@@ -9,7 +9,7 @@ from itertools import count
 from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from graph.domain.actor import Actor
@@ -21,6 +21,7 @@ from graph.memory import Memory
 from graph.store.db import Graph
 from graph.store.settings import Settings
 from tests.story import day
+from tests.support import NEO4J_EXAMPLES
 
 AGENT = Actor.operator("agent")
 SAID = [{"text": "heard it from Alice"}]
@@ -163,6 +164,7 @@ PROBES = st.lists(st.tuples(st.integers(-1, 22), st.integers(0, 5)), min_size=3,
 SUBJECTS = count()
 
 
+@settings(max_examples=NEO4J_EXAMPLES)
 @given(writes=WRITES, probes=PROBES)
 async def test_a_one_predicate_has_exactly_the_models_one_value_at_every_as_of_and_known_at(
     memory_for_properties: Memory, writes: list[tuple[int, int]], probes: list[tuple[int, int]]

@@ -1,4 +1,5 @@
-"""Property tests of forgetting, 200 seeded examples each (HYPOTHESIS_PROFILE=deep for more):
+"""Property tests of forgetting, 50 seeded examples each on Neo4j (`tests/support.NEO4J_EXAMPLES`;
+HYPOTHESIS_PROFILE=deep for 2000):
 
 * evidence cascade — a claim stays active exactly while some evidence of it is unforgotten;
 * retention versus legal hold — purge takes exactly what is due, unprotected and unheld;
@@ -16,7 +17,7 @@ from pathlib import Path
 from typing import Any, LiteralString, TypeVar
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from graph.domain.actor import Actor
@@ -30,7 +31,7 @@ from graph.reads.resources import claims_by_key
 from graph.store.db import Graph, Neo4jTarget, connect
 from tests.residue import residue
 from tests.story import Story, new_story
-from tests.support import delete_all_data
+from tests.support import NEO4J_EXAMPLES, delete_all_data
 
 T = TypeVar("T")
 _spaces = itertools.count()
@@ -56,6 +57,7 @@ def forget_request(kind: SelectorKind, **target: Any) -> ForgetInput:
     return ForgetInput(selector=Selector(kind=kind, **target), reason="property")
 
 
+@settings(max_examples=NEO4J_EXAMPLES)
 @given(
     citations=st.lists(
         st.sets(st.integers(min_value=0, max_value=4), min_size=1), min_size=1, max_size=4
@@ -109,6 +111,7 @@ CLAIM = st.fixed_dictionaries(
 )
 
 
+@settings(max_examples=NEO4J_EXAMPLES)
 @given(claims=st.lists(CLAIM, min_size=1, max_size=5), space_hold=st.booleans())
 def test_retention_purges_exactly_what_is_due_unprotected_and_unheld(
     run_async: Callable[[Callable[[Graph], Awaitable[None]]], None],
@@ -237,6 +240,7 @@ def other_space(
     return built
 
 
+@settings(max_examples=NEO4J_EXAMPLES)
 @given(kind=st.sampled_from(list(SelectorKind)), salt=st.integers(0, 10**6))
 def test_a_forget_in_one_space_leaves_every_other_space_untouched(
     run_async: Callable[[Callable[[Graph], Awaitable[None]]], None],

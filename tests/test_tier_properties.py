@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from graph.commands.correct import CorrectInput, correct
@@ -38,6 +38,7 @@ from graph.reads.listing import ClaimFilter, list_claims
 from graph.reads.visibility import View
 from graph.store.db import Graph
 from graph.store.settings import Settings
+from tests.support import NEO4J_EXAMPLES
 from tests.tier_worlds import normalised
 
 OPERATOR = Actor.operator("operator")
@@ -177,6 +178,7 @@ def _model(steps: list[tuple[bool, str, str, str]]) -> dict[str, str]:
     return {key: values[-1] for key, values in told.items() if values}
 
 
+@settings(max_examples=NEO4J_EXAMPLES)
 @given(steps=st.lists(STEP, min_size=1, max_size=8))
 async def test_secret_writes_are_invisible_to_a_normal_writer_and_reader(
     graph: Graph, test_settings: Settings, steps: list[tuple[bool, str, str, str]]

@@ -185,7 +185,8 @@ async def evidence_of(graph: Graph, view: View, claim_ids: list[str]) -> list[li
     rows = await graph.read(EVIDENCE_OF_CLAIMS, **view.params(), ids=sorted(set(claim_ids)))
     by_claim: dict[str, list[EvidenceLink]] = {}
     for row in rows:
-        by_claim.setdefault(row["id"], []).append(evidence_link(row["link"]))
+        if row["link"].get("kind"):  # else deleted by a concurrent forget as this read ran
+            by_claim.setdefault(row["id"], []).append(evidence_link(row["link"]))
     for links in by_claim.values():
         links.sort(key=lambda link: (link.recorded_at, link.kind, link.observation_id or ""))
     return [by_claim.get(claim_id, []) for claim_id in claim_ids]

@@ -81,8 +81,10 @@ def claim_record(
     status = ClaimStatus(props["status"])
     if superseded_at is not None:
         status = ClaimStatus.SUPERSEDED
+    # A link a concurrent forget deleted while this read ran reads as a row without a kind
+    # (Neo4j reads committed data): it is gone, not shown.
     links = sorted(
-        (evidence_link(row) for row in evidence or [] if row),
+        (evidence_link(row) for row in evidence or [] if row and row.get("kind")),
         key=lambda link: (
             link.recorded_at,
             link.kind,
