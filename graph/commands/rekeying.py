@@ -107,9 +107,6 @@ def rekeyed(
     (`told_at`: those times, from its evidence). Replayed in time order, in one tier line of a
     new key, a telling at the start of a standing row corroborates it when it says the same
     over the same time (the standing row keeps its place in the order), else replaces it.
-
-    >>> rekeyed([], {})
-    []
     """
     tellings = sorted(
         (when, row.told_seq, n, row)
