@@ -33,7 +33,7 @@ from graph.commands.revisions import WritePlan, load_key_states
 from graph.commands.write_batch import write_all
 from graph.commands.writing import WriteContext, new_id
 from graph.domain import memory_types as mt
-from graph.domain.cardinality import Cardinality, value_part
+from graph.domain.cardinality import Cardinality, fact_key_under
 from graph.domain.errors import ValidationFailed
 from graph.domain.model import Privacy
 from graph.domain.timeutil import to_native
@@ -54,18 +54,6 @@ WITH c, s, o, collect(DISTINCT e.recordedAt) AS toldAt
 RETURN properties(c) AS claim, s.key AS subjectKey, o.key AS objectKey, toldAt
 LIMIT $limit
 """
-
-
-def key_under(
-    cardinality: Cardinality, subject_key: str, predicate: str, object_key: str | None, value: Any
-) -> str:
-    """The key a fact gets under `cardinality` (as `remember` derives it)."""
-    one = mt.fact_key(subject_key, predicate, None)
-    if cardinality is Cardinality.ONE:
-        return one
-    if object_key is not None:
-        return mt.fact_key(subject_key, predicate, object_key)
-    return f"{one}:{value_part(value)}"
 
 
 def _subject_key(row: ClaimRow) -> str:
@@ -149,17 +137,15 @@ async def rekey_facts(ctx: WriteContext, predicate: str, cardinality: Cardinalit
             "more than one declaration re-keys; forget or archive some first",
             field="cardinality",
         )
-    rows = [ClaimRow.from_props(entry["claim"]) for entry in found]
-    new_keys = {
-        row.id: key_under(
-            cardinality,
-            entry["subjectKey"] or _subject_key(row),
-            predicate,
-            entry["objectKey"],
-            row.value(),
+    rows, new_keys, told_at = [], {}, {}
+    for entry in found:
+        row = ClaimRow.from_props(entry["claim"])
+        subject_key = entry["subjectKey"] or _subject_key(row)
+        new_keys[row.id] = fact_key_under(
+            cardinality, subject_key, predicate, entry["objectKey"], row.value()
         )
-        for row, entry in zip(rows, found, strict=True)
-    }
+        told_at[row.id] = [to_native(when) for when in entry["toldAt"]]
+        rows.append(row)
     if all(new_keys[row.id] == row.key for row in rows):
         return 0
     plan, evidence = WritePlan(), EvidencePlan()
@@ -170,10 +156,6 @@ async def rekey_facts(ctx: WriteContext, predicate: str, cardinality: Cardinalit
         if row.key in states:
             states[row.key].current = [r for r in states[row.key].current if r.id != row.id]
         plan.superseded.append(row.id)
-    told_at = {
-        row.id: [to_native(when) for when in entry["toldAt"]]
-        for row, entry in zip(rows, found, strict=True)
-    }
     for seq, kept in enumerate(rekeyed(rows, new_keys, told_at)):
         row, state = kept.row, states[kept.key]
         new = row.restated(

@@ -20,6 +20,7 @@ import hashlib
 from enum import StrEnum
 from typing import Any
 
+from graph.domain import memory_types as mt
 from graph.domain.model import canonical_json
 
 
@@ -80,3 +81,16 @@ def value_part(value: Any) -> str:
         return f"value/{slug}"
     digest = hashlib.sha256(canonical_json(value).encode()).hexdigest()[:16]
     return f"value/{slug[:40]}~{digest}"
+
+
+def fact_key_under(
+    cardinality: Cardinality, subject_key: str, predicate: str, object_key: str | None, value: Any
+) -> str:
+    """The key a fact derives under `cardinality`: subject + predicate for `ONE`; one more
+    part, the object (or the value), for `MANY`."""
+    one = mt.fact_key(subject_key, predicate, None)
+    if cardinality is Cardinality.ONE:
+        return one
+    if object_key is not None:
+        return mt.fact_key(subject_key, predicate, object_key)
+    return f"{one}:{value_part(value)}"

@@ -36,7 +36,7 @@ from graph.commands.revisions import KeyState, WritePlan, load_key_states, told_
 from graph.commands.telling import Corroborates, Telling, told_at_same_start
 from graph.commands.writing import WriteContext
 from graph.domain import memory_types as mt
-from graph.domain.cardinality import Cardinality, value_part
+from graph.domain.cardinality import Cardinality, fact_key_under
 from graph.domain.errors import Conflict, EngramError, RevisionConflict, ValidationFailed
 from graph.domain.intervals import Interval
 from graph.domain.model import EvidenceKind, MemoryType, Policy, Privacy
@@ -62,12 +62,7 @@ def fact_key(
     derived from subject + predicate (+ object or value for a `MANY` predicate)."""
     predicate = item.predicate or ""
     cardinality = rules.of(predicate, literal=object_key is None, given=item.cardinality)
-    if cardinality is Cardinality.ONE:
-        derived = mt.fact_key(subject_key, predicate, None)
-    elif object_key is not None:
-        derived = mt.fact_key(subject_key, predicate, object_key)
-    else:
-        derived = f"{mt.fact_key(subject_key, predicate, None)}:{value_part(item.value)}"
+    derived = fact_key_under(cardinality, subject_key, predicate, object_key, item.value)
     if item.key is None or item.key == derived:
         return derived
     parsed, expected = mt.parse_key(item.key), mt.parse_key(derived)
