@@ -51,15 +51,20 @@ from graph.domain.model import (
     canonical_json,
 )
 from graph.store.db import Graph, run
+from graph.store.rows import STORED_CLAIM
 
 MAX_REASON = 2000
 
-TARGET_CLAIMS: LiteralString = """
+TARGET_CLAIMS: LiteralString = (
+    """
 UNWIND $ids AS id
 MATCH (c:Claim {id: id})
 WHERE c.spaceId = $spaceId
-RETURN properties(c) AS claim
+RETURN """
+    + STORED_CLAIM
+    + """ AS claim
 """
+)
 
 COPY_EVIDENCE_AS: LiteralString = """
 UNWIND $copies AS copy

@@ -38,22 +38,27 @@ from graph.domain.errors import ValidationFailed
 from graph.domain.model import Privacy
 from graph.domain.timeutil import to_native
 from graph.store.db import run
+from graph.store.rows import STORED_CLAIM
 
 MAX_REKEYED = 100_000
 """The most told facts one declaration re-keys (in one transaction)."""
 
 # Every current told fact of `$predicate`, at every tier, with the keys of its entities and
 # when it was told (its own evidence is linked at each telling, corroborations included).
-CURRENT_FACTS_OF_PREDICATE: LiteralString = """
+CURRENT_FACTS_OF_PREDICATE: LiteralString = (
+    """
 MATCH (c:Claim {spaceId: $spaceId, type: 'fact', predicate: $predicate})
 WHERE c.supersededAt IS NULL AND c.erasedAt IS NULL
 OPTIONAL MATCH (s:Entity {id: c.subjectId})
 OPTIONAL MATCH (o:Entity {id: c.objectId})
 OPTIONAL MATCH (c)-[e:SUPPORTED_BY]->()
 WITH c, s, o, collect(DISTINCT e.recordedAt) AS toldAt
-RETURN properties(c) AS claim, s.key AS subjectKey, o.key AS objectKey, toldAt
+RETURN """
+    + STORED_CLAIM
+    + """ AS claim, s.key AS subjectKey, o.key AS objectKey, toldAt
 LIMIT $limit
 """
+)
 
 
 def _subject_key(row: ClaimRow) -> str:

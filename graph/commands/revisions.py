@@ -21,16 +21,19 @@ from graph.domain.intervals import Interval
 from graph.domain.model import Claim, ClaimStatus, MemoryType, Policy, Privacy
 from graph.domain.timeline import Told, shown
 from graph.store.db import run
-from graph.store.rows import EVIDENCE_PROJECTION, claim_record
+from graph.store.rows import EVIDENCE_PROJECTION, STORED_CLAIM, claim_record
 
 # A key as the writer sees it: only rows at or below its tier count, for the revision numbers as
 # for the rows it may supersede, so a key held above the tier answers as if it were new.
-LOAD_KEY_STATES: LiteralString = """
+LOAD_KEY_STATES: LiteralString = (
+    """
 UNWIND $keys AS key
 OPTIONAL MATCH (c:Claim {spaceId: $spaceId, key: key})
 WHERE c.privacy <= $maxPrivacy
 WITH key, c.privacy AS privacy, max(c.revision) AS head,
-     collect(CASE WHEN c.supersededAt IS NULL AND c.erasedAt IS NULL THEN properties(c) END)
+     collect(CASE WHEN c.supersededAt IS NULL AND c.erasedAt IS NULL THEN """
+    + STORED_CLAIM
+    + """ END)
        AS current
 WITH key,
      collect(CASE WHEN privacy IS NULL THEN NULL ELSE [privacy, head] END) AS heads,
@@ -44,6 +47,7 @@ CALL (key) {
 }
 RETURN key, heads, current, entityId, entityPrivacy
 """
+)
 
 LOAD_CLAIMS: LiteralString = (
     """
@@ -51,7 +55,9 @@ UNWIND $ids AS id
 MATCH (c:Claim {id: id})
 OPTIONAL MATCH (c)-[e:SUPPORTED_BY|CONTRADICTED_BY|CORRECTED_BY]->(t)
 WHERE t.erasedAt IS NULL AND e.erasedAt IS NULL AND t.privacy <= $maxPrivacy
-RETURN properties(c) AS claim, collect(CASE WHEN t IS NULL THEN NULL ELSE """
+RETURN """
+    + STORED_CLAIM
+    + """ AS claim, collect(CASE WHEN t IS NULL THEN NULL ELSE """
     + EVIDENCE_PROJECTION
     + """ END) AS evidence
 """
