@@ -49,8 +49,12 @@ def test_every_package_a_bench_imports_comes_with_the_serve_install_or_the_bench
     assert missing == {}
 
 
-def test_the_bench_extra_is_what_the_graphql_variants_and_the_scale_plot_need() -> None:
+def test_the_bench_extra_is_what_the_graphql_variants_the_soak_and_the_scale_plot_need() -> None:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    assert project["optional-dependencies"]["bench"] == ["httpx==0.28.1", "matplotlib==3.11.2"]
-    assert {"httpx", "matplotlib"} <= imported_top_levels(ROOT / "bench")
+    assert project["optional-dependencies"]["bench"] == [
+        "httpx==0.28.1",
+        "httpx2==2.16.2",
+        "matplotlib==3.11.2",
+    ]
+    assert {"httpx", "httpx2", "matplotlib"} <= imported_top_levels(ROOT / "bench")
     assert ".venv/bin/pip install --editable '.[bench]'" in (ROOT / "README.md").read_text()
