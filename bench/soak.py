@@ -9,11 +9,12 @@ MCP `recall`) and forget (by claim id) until the time is up. At a quarter and at
 time Neo4j is killed with SIGKILL and started again (`engram neo4j start`; the running server
 finds it again), at seven tenths the API process is killed with SIGKILL and started again.
 
-What counts: every write the server acknowledged (an answer without errors) is there at the end
-with its value, and nothing a forget acknowledged comes back — not in `claimHistory`, not in
-`search`. A write or forget whose answer was lost in a kill is neither: it is counted apart.
-Writes the server refused while Neo4j was down are counted too (they must be refusals, not
-acknowledgements). Writes `bench/results/soak.md` and `soak.json`.
+What counts: every keyed memory the server acknowledged (an answer without errors, over GraphQL
+or MCP; each holds a word no other write uses) is there at the end with its value, and nothing a
+forget acknowledged comes back — not in `claimHistory`, not in `search`. (The facts by names are
+load for `related`, written but not checked.) A write or forget whose answer was lost in a kill
+is neither: it is counted apart, as are the writes refused while Neo4j was down. Writes
+`bench/results/soak.md` and `soak.json`.
 """
 
 from __future__ import annotations
