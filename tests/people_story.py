@@ -37,8 +37,8 @@ class People:
     before_correction: datetime
 
 
-async def people_story(graph: Graph, space: str = "alice") -> People:
-    story = await new_story(graph, space)
+async def people_story(graph: Graph, space: str = "alice", *, create: bool = True) -> People:
+    story = await new_story(graph, space, create=create)
     # This space keeps jobs as facts of their own, each ended by a correction.
     await declare_predicates(graph, space, [("WORKS_AT", Cardinality.MANY)], actor=story.actor)
     ids: dict[str, str] = {}

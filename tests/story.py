@@ -70,8 +70,10 @@ class Story:
         return await View.open(self.graph, self.space, as_of=as_of, known_at=known_at)
 
 
-async def new_story(graph: Graph, space: str = "alice") -> Story:
-    await create_space(graph, space, f"{space}'s memory", actor=Actor.operator("test"))
+async def new_story(graph: Graph, space: str = "alice", *, create: bool = True) -> Story:
+    """A story in a new space (or, `create=False`, in one that exists), with a chat open."""
+    if create:
+        await create_space(graph, space, f"{space}'s memory", actor=Actor.operator("test"))
     episode = await open_episode(
         graph, space, OpenEpisodeInput(title="a chat"), actor=Actor.operator("test")
     )

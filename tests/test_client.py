@@ -3,22 +3,19 @@ production mode (an API key on every request), against the run's Neo4j.
 
 The sync and the async client each run an agent's loop — open an episode, record what was said,
 remember a fact citing it, find it, walk and explain it, correct it, forget it and see it gone —
-and every failure comes back as the typed exception of its code. The README's client example is
-run exactly as written, and what it prints is what the README says it prints.
+and every failure comes back as the typed exception of its code. (The README's client example
+runs in `tests/test_readme.py`, in order with the README's other blocks.)
 """
 
 from __future__ import annotations
 
 import contextlib
-import io
-import re
 import subprocess
 import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from pathlib import Path
 
 import httpx
 import pytest
@@ -58,7 +55,6 @@ from graph.store.settings import Settings
 from tests.support import free_port
 from tests.test_cli import ENGRAM, engram_env
 
-README = (Path(__file__).resolve().parents[1] / "README.md").read_text()
 ALICE = EntityRef(key="entity:person:alice")
 ACME = EntityRef(key="entity:org:acme")
 JOINED = datetime(2023, 3, 1, tzinfo=UTC)
@@ -395,25 +391,3 @@ def test_the_client_imports_nothing_of_the_server() -> None:
         or (m.startswith("api.") and not m.startswith("api.client"))
     ]
     assert server_parts == []
-
-
-def readme_section() -> tuple[str, str]:
-    """The README's client example and the output it says the example prints."""
-    section = README.split("## A Python client", 1)[1].split("\n## ", 1)[0]
-    [code] = re.findall(r"```python\n(.*?)```", section, flags=re.DOTALL)
-    [printed] = re.findall(r"```text\n(.*?)```", section, flags=re.DOTALL)
-    return code, printed
-
-
-def test_the_readme_agent_loop_runs_as_written(
-    server: str, keys: Keys, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    code, printed = readme_section()
-    with EngramClient(server, api_key=keys.agent) as setup:
-        setup.create_space("alice")  # the README's `engram spaces create alice`
-    monkeypatch.setenv("ENGRAM_URL", server)
-    monkeypatch.setenv("ENGRAM_API_KEY", keys.agent)
-    output = io.StringIO()
-    with contextlib.redirect_stdout(output):
-        exec(compile(code, "README.md", "exec"), {"__name__": "readme"})
-    assert output.getvalue() == printed

@@ -129,6 +129,21 @@ def test_extra_jvm_options_must_each_be_an_option(monkeypatch: pytest.MonkeyPatc
         Settings()
 
 
+def test_relative_directories_are_read_from_where_the_command_runs(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("ENGRAM_DATA_DIR", "here")
+    monkeypatch.setenv("ENGRAM_CACHE_DIR", "~/cache")
+    monkeypatch.setenv("ENGRAM_BLOB_ROOT", "files")
+    settings = Settings()
+    assert (settings.data_dir, settings.cache_dir, settings.blob_root) == (
+        tmp_path / "here",
+        Path.home() / "cache",
+        tmp_path / "files",
+    )
+
+
 def test_extra_neo4j_settings_are_key_value_pairs_and_leave_engrams_own_alone(
     monkeypatch: pytest.MonkeyPatch, own_settings: Settings
 ) -> None:

@@ -148,7 +148,8 @@ def restore_command(
     settings = get_settings()
     if into.exists() and any(into.iterdir()):
         raise SetupError(f"{into} is not empty; restore into a new or empty directory")
-    target_settings = settings.model_copy(update={"data_dir": into, "neo4j_uri": None})
+    # Absolute: the restored Neo4j runs in a directory of its own.
+    target_settings = settings.model_copy(update={"data_dir": into.absolute(), "neo4j_uri": None})
     target_server = LocalNeo4j(target_settings)
 
     async def main() -> Any:

@@ -120,6 +120,12 @@ class Settings(BaseSettings):
     )
     """Level of Engram's log (access lines, refused requests, failures) under `engram serve`."""
 
+    @field_validator("data_dir", "cache_dir", "blob_root")
+    @classmethod
+    def _directories_are_absolute(cls, value: Path | None) -> Path | None:
+        # The local Neo4j runs in a directory of its own: a relative path would name another.
+        return None if value is None else value.expanduser().absolute()
+
     @field_validator("neo4j_uri")
     @classmethod
     def _uri_scheme_is_known(cls, value: str | None) -> str | None:
