@@ -281,7 +281,9 @@ async def test_every_readme_block_runs_in_order_on_one_fresh_server(
     assert tuple(skipped) == NOT_RUN_FIRST_LINES
     assert run.python_printed is None, "the Python block's output is shown after it"
     check_graphql_answers(run.answers)
-    check_command_line(run.printed)
+    check_command_line(run.printed, tmp_path)
+    forgotten = await graph.read("MATCH (c:Claim {key: 'pref:ui:theme'}) RETURN count(c) AS n")
+    assert forgotten == [{"n": 0}], "what the command line forgot is gone"
     said = await graph.read(
         "MATCH (o:Observation {content: 'Bob: I joined Globex in July and moved to Berlin.'}) "
         "RETURN count(o) AS n"
@@ -325,7 +327,7 @@ def check_graphql_answers(answers: list[dict[str, Any]]) -> None:
     ]
 
 
-def check_command_line(printed: dict[str, str]) -> None:
+def check_command_line(printed: dict[str, str], home: Path) -> None:
     """What the shell blocks' comments say each line does."""
 
     def out(words: str) -> str:
@@ -334,5 +336,17 @@ def check_command_line(printed: dict[str, str]) -> None:
 
     assert out("keys list").count("\tactive\t") == 2
     assert out("keys revoke").startswith("revoked ")
-    assert "dark theme in every editor" in out('search "dark theme"')
-    assert "Mara Lind" in out("engram changes")
+    assert out("engram import").startswith("2 lines: 2 remembered")
+    assert out("engram embed").startswith("embedded ")
+    assert out("retention run --dry-run").splitlines() == [
+        f"{space}: would archive 0, would purge 0, skip 0" for space in ("alice", "team")
+    ]
+    assert ", 0 tombstones; covers recorded time up to " in out("engram backup")
+    restored = out("engram restore")
+    assert "checksums: verified" in restored and "invariants: hold" in restored, restored
+    [lines] = re.findall(r"^exported alice \(jsonl, (\d+) lines\) to alice.jsonl$", out("--out"))
+    assert len((home / "alice.jsonl").read_text().splitlines()) == int(lines)
+    assert out("--format markdown").startswith("# Memory of alice\n")
+    assert "ui theme: dark theme in every editor" in out('search "dark theme"')
+    assert out("engram changes").startswith("4 changes in team, 2022-01-01 – 2023-01-01")
+    assert out("engram forget").startswith("forgot (1 claims, 1 observations)")
