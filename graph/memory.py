@@ -235,8 +235,6 @@ class Memory(MemoryAdmin):
             relation_types=relation_types,
             direction=direction,
             first=first,
-            # A reference was found visible by `find_entity`; a bare id is checked by `related`.
-            start_seen=not isinstance(entity, str),
         )
         reached = [e for e in await self.entities(view, list(found.distances)) if e is not None]
         reached.sort(key=lambda e: (found.distances[e.id], e.key))

@@ -66,11 +66,50 @@ RETURN CASE WHEN startNode(r) = a THEN start.id ELSE reached END AS source,
 # From each entity of the frontier — every node of its key the view shows (`twins`) — and to
 # the node shown for each key reached (`shown_twin`): one entity per key, whatever its tiers.
 _FROM_FRONTIER: LiteralString = (
-    "UNWIND $frontier AS id\nMATCH (start:Entity {id: id})\n" + twins("start", "a") + "\n"
+    "UNWIND frontier AS id\nMATCH (start:Entity {id: id})\n" + twins("start", "a") + "\n"
 )
-HOP_OUT: LiteralString = _FROM_FRONTIER + "MATCH (a)-[r]->(b:Entity)\nWHERE " + _TRAVERSABLE
-HOP_IN: LiteralString = _FROM_FRONTIER + "MATCH (a)<-[r]-(b:Entity)\nWHERE " + _TRAVERSABLE
-HOP_BOTH: LiteralString = _FROM_FRONTIER + "MATCH (a)-[r]-(b:Entity)\nWHERE " + _TRAVERSABLE
+_HOP: dict[Direction, LiteralString] = {
+    Direction.OUT: _FROM_FRONTIER + "MATCH (a)-[r]->(b:Entity)\nWHERE " + _TRAVERSABLE,
+    Direction.IN: _FROM_FRONTIER + "MATCH (a)<-[r]-(b:Entity)\nWHERE " + _TRAVERSABLE,
+    Direction.BOTH: _FROM_FRONTIER + "MATCH (a)-[r]-(b:Entity)\nWHERE " + _TRAVERSABLE,
+}
+
+# After a hop's rows (at most $limit): the next frontier as `related` reads the rows — the keys
+# first reached in this hop, in the order of the rows, while fewer than $first are reached.
+_NEXT_FRONTIER: LiteralString = """
+WITH hops, seen, rows, reduce(fresh = [], x IN rows[..$bound] |
+  CASE WHEN x.reached IN seen OR x.reached IN fresh THEN fresh ELSE fresh + x.reached END) AS fresh
+WITH hops + [rows] AS hops, seen + fresh[..$first - size(seen)] AS seen,
+     fresh[..$first - size(seen)] AS frontier
+"""
+
+
+def _walk_query(hops: int, direction: Direction) -> LiteralString:
+    """Every hop of `related` in one query: the start (no row when the view does not show it),
+    then each hop from the frontier the one before left; the rows of each hop, in order."""
+    # The collect is inside the call, so a hop that reaches nothing still yields its row.
+    hop: LiteralString = (
+        "CALL (frontier) {\nCALL (frontier) {\n"
+        + _HOP[direction]
+        + "}\nRETURN collect({source: source, target: target, reached: reached, type: type,"
+        + " props: props}) AS rows\n}"
+        + _NEXT_FRONTIER
+    )
+    walk: LiteralString = (
+        "MATCH (origin:Entity {id: $id})\nWHERE "
+        + visible("origin")
+        + "\nWITH [] AS hops, [origin.id] AS seen, [origin.id] AS frontier\n"
+    )
+    for _ in range(hops):
+        walk += hop
+    return walk + "RETURN hops\n"
+
+
+WALK: dict[tuple[int, Direction], LiteralString] = {
+    (hops, direction): _walk_query(hops, direction)
+    for hops in range(1, MAX_HOPS + 1)
+    for direction in Direction
+}
 
 START: LiteralString = (
     """
@@ -81,6 +120,7 @@ WHERE """
 RETURN e.id AS id
 """
 )
+"""Whether the view shows an entity (`explain_relation` asks when it found no path)."""
 
 
 def _explain_query(hops: int) -> LiteralString:
@@ -180,30 +220,31 @@ async def related(
     relation_types: list[str] | None = None,
     direction: Direction = Direction.BOTH,
     first: int = 50,
-    start_seen: bool = False,
 ) -> Neighbourhood:
     """Entities reachable from `entity_id` in `hops` visible relations, breadth first; none
-    (not even the start) when the start is not visible. `start_seen`: the caller has just
-    found the start visible in `view` (one query fewer)."""
+    (not even the start) when the start is not visible. One query walks every hop (`WALK`);
+    each hop reads at most four times `first` relations; at most `first` entities are reached."""
     types = check_related(hops, relation_types, first)
-    if not start_seen and not await graph.read(START, **view.params(), id=entity_id):
+    relation_bound = first * 4
+    walked = await graph.read(
+        WALK[(hops, direction)],
+        **view.params(),
+        id=entity_id,
+        types=types,
+        limit=relation_bound + 1,
+        bound=relation_bound,
+        first=first,
+    )
+    if not walked:
         return Neighbourhood(entity_id, {}, [], False)
-    query = {Direction.OUT: HOP_OUT, Direction.IN: HOP_IN, Direction.BOTH: HOP_BOTH}[direction]
     distances = {entity_id: 0}
     relations: dict[tuple[str, str, str, str | None], Relation] = {}
-    relation_bound = first * 4
     truncated = False
-    frontier = [entity_id]
-    for hop in range(1, hops + 1):
-        if not frontier:
-            break
-        rows = await graph.read(
-            query, **view.params(), frontier=frontier, types=types, limit=relation_bound + 1
-        )
+    # The same reading of the rows as the query's own, which chose each next frontier so.
+    for hop, rows in enumerate(walked[0]["hops"], start=1):
         if len(rows) > relation_bound:
             truncated = True
             rows = rows[:relation_bound]
-        next_frontier: list[str] = []
         for row in rows:
             reached = row["reached"]
             if reached not in distances:
@@ -211,11 +252,9 @@ async def related(
                     truncated = True
                     continue
                 distances[reached] = hop
-                next_frontier.append(reached)
             relation = _relation(row)
             key = (relation.type, relation.source_id, relation.target_id, relation.claim_id)
             relations[key] = relation
-        frontier = next_frontier
     ordered = sorted(
         relations.values(),
         key=lambda r: (r.source_id, r.type, r.target_id, r.recorded_at),
