@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 from datetime import datetime
 from typing import Any, TypeVar, Unpack
 
@@ -227,7 +226,7 @@ class Memory(MemoryAdmin):
         """The visible neighbourhood of an entity (given by id, or a reference by id, key or
         name), 1–4 hops."""
         traverse.check_related(hops, relation_types, first)
-        found = await traverse.related(
+        return await traverse.related(
             self.graph,
             view,
             await self._entity_id(view, entity),
@@ -236,9 +235,6 @@ class Memory(MemoryAdmin):
             direction=direction,
             first=first,
         )
-        reached = [e for e in await self.entities(view, list(found.distances)) if e is not None]
-        reached.sort(key=lambda e: (found.distances[e.id], e.key))
-        return replace(found, entities=tuple(reached))
 
     async def explain_relation(
         self, view: View, source: EntityRef, target: EntityRef, *, max_hops: int = 3, first: int = 5

@@ -76,8 +76,8 @@ class Neighbourhood:
     truncated: bool
     """True when the `first` bound (nodes) or the relation bound cut the answer."""
     entities: tuple[Entity, ...] = ()
-    """The entities reached, as the view names them, nearest first then by key (filled in by
-    `Memory.related`; the traversal itself returns ids)."""
+    """The entities reached (the start among them), as the view names them, nearest first then
+    by key."""
 
 
 @dataclass(frozen=True)

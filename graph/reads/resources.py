@@ -92,9 +92,8 @@ RETURN entity {.id, .spaceId, .key, .kind, .canonical, recordedAt: toString(enti
 
 ENTITY_BY_ID: LiteralString = "MATCH (e:Entity {id: $id})" + _ENTITY_VIEW
 
-ENTITIES_BY_IDS: LiteralString = (
+NAMED_ENTITIES: LiteralString = (
     """
-UNWIND $ids AS id
 MATCH (e:Entity {id: id})
 WHERE """
     + visible("e")
@@ -109,6 +108,10 @@ RETURN e {.id, .spaceId, .key, .kind, .canonical, recordedAt: toString(e.recorde
        naming.name AS name, naming.aliases AS aliases, [] AS mergedFrom
 """
 )
+"""The entity of each `id` the view shows, named as the view names it (an `UNWIND` or a list
+binds `id` before it); one row each, read by `entity_record`."""
+
+ENTITIES_BY_IDS: LiteralString = "UNWIND $ids AS id\n" + NAMED_ENTITIES
 
 # An entity key asserted at several tiers has one entity node per tier (a writer never meets a
 # node above its tier, so it creates its own); a reader that sees several reads the lowest.
@@ -221,7 +224,7 @@ async def get_entity(
         raise NotFound(
             f"no visible entity {entity_id or key!r}", field="id" if entity_id else "key"
         )
-    return _entity(rows[0])
+    return entity_record(rows[0])
 
 
 async def find_entity(
@@ -259,11 +262,11 @@ async def entities_by_ids(graph: Graph, view: View, ids: list[str]) -> list[Enti
     """Entities by id with their names as of `view.as_of` (a DataLoader's batch; merges are not
     followed here: each id reads as itself)."""
     rows = await graph.read(ENTITIES_BY_IDS, **view.params(), ids=sorted(set(ids)))
-    found = {row["entity"]["id"]: _entity(row) for row in rows}
+    found = {row["entity"]["id"]: entity_record(row) for row in rows}
     return [found.get(entity_id) for entity_id in ids]
 
 
-def _entity(row: dict[str, Any]) -> Entity:
+def entity_record(row: dict[str, Any]) -> Entity:
     props = row["entity"]
     return Entity(
         id=props["id"],

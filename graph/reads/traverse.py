@@ -20,7 +20,7 @@ from graph.domain.memory_types import PREDICATE
 from graph.domain.read_records import Direction, Explanation, Neighbourhood, Relation, Step
 from graph.domain.timeutil import to_native, to_native_or_none
 from graph.reads.listing import claims_with_evidence
-from graph.reads.resources import entities_by_ids
+from graph.reads.resources import NAMED_ENTITIES, entities_by_ids, entity_record
 from graph.reads.visibility import (
     View,
     held_bounds,
@@ -102,7 +102,14 @@ def _walk_query(hops: int, direction: Direction) -> LiteralString:
     )
     for _ in range(hops):
         walk += hop
-    return walk + "RETURN hops\n"
+    # Every entity reached (and the start), named as the view names it.
+    return (
+        walk
+        + "CALL (seen) {\nCALL (seen) {\nUNWIND seen AS id\n"
+        + NAMED_ENTITIES
+        + "}\nRETURN collect({entity: entity, name: name, aliases: aliases,"
+        + " mergedFrom: mergedFrom}) AS named\n}\nRETURN hops, named\n"
+    )
 
 
 WALK: dict[tuple[int, Direction], LiteralString] = {
@@ -222,7 +229,8 @@ async def related(
     first: int = 50,
 ) -> Neighbourhood:
     """Entities reachable from `entity_id` in `hops` visible relations, breadth first; none
-    (not even the start) when the start is not visible. One query walks every hop (`WALK`);
+    (not even the start) when the start is not visible, each named as the view names it. One
+    query walks every hop and names what it reached (`WALK`);
     each hop reads at most four times `first` relations; at most `first` entities are reached."""
     types = check_related(hops, relation_types, first)
     relation_bound = first * 4
@@ -259,7 +267,9 @@ async def related(
         relations.values(),
         key=lambda r: (r.source_id, r.type, r.target_id, r.recorded_at),
     )
-    return Neighbourhood(entity_id, distances, ordered, truncated)
+    named = [entity_record(row) for row in walked[0]["named"]]
+    named.sort(key=lambda e: (distances[e.id], e.key))
+    return Neighbourhood(entity_id, distances, ordered, truncated, tuple(named))
 
 
 async def explain_relation(
