@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
+import subprocess
+import time
+from pathlib import Path
 from typing import LiteralString
+
+import httpx
+import pytest
 
 from graph.store.db import Graph
 
@@ -49,3 +56,16 @@ def free_port() -> int:
         probe.bind(("127.0.0.1", 0))
         port: int = probe.getsockname()[1]
         return port
+
+
+def wait_until_ready(process: subprocess.Popen[bytes], base: str, log: Path, seconds: int) -> None:
+    """Until `engram serve` at `base` answers /readyz 200; fails with its log if it exits or
+    takes longer than `seconds`."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        assert process.poll() is None, f"engram serve exited:\n{log.read_text()}"
+        with contextlib.suppress(httpx.TransportError):
+            if httpx.get(f"{base}/readyz", timeout=2).status_code == 200:
+                return
+        time.sleep(0.2)
+    pytest.fail(f"engram serve not ready in {seconds} s:\n{log.read_text()}")

@@ -9,15 +9,12 @@ runs in `tests/test_readme.py`, in order with the README's other blocks.)
 
 from __future__ import annotations
 
-import contextlib
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-import httpx
 import pytest
 
 from api.client import (
@@ -52,7 +49,7 @@ from graph.domain.model import Privacy as Tier
 from graph.store.db import Graph, Neo4jTarget
 from graph.store.neomodel_bridge import share_driver
 from graph.store.settings import Settings
-from tests.support import free_port
+from tests.support import free_port, wait_until_ready
 from tests.test_cli import ENGRAM, engram_env
 
 ALICE = EntityRef(key="entity:person:alice")
@@ -81,15 +78,7 @@ def server(
         )
     base = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline:
-            assert process.poll() is None, f"engram serve exited:\n{log.read_text()}"
-            with contextlib.suppress(httpx.TransportError):
-                if httpx.get(f"{base}/readyz", timeout=2).status_code == 200:
-                    break
-            time.sleep(0.2)
-        else:
-            pytest.fail(f"engram serve not ready in 120 s:\n{log.read_text()}")
+        wait_until_ready(process, base, log, 120)
         yield base
     finally:
         process.terminate()

@@ -21,7 +21,6 @@ import os
 import re
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,7 +36,7 @@ from graph.store.db import Graph, Neo4jTarget
 from graph.store.settings import Settings
 from tests.people_story import people_story
 from tests.readme_blocks import Block, blocks
-from tests.support import free_port
+from tests.support import free_port, wait_until_ready
 from tests.test_cli import engram_env
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -71,15 +70,7 @@ def server(test_settings: Settings, neo4j_target: Neo4jTarget, tmp_path: Path) -
         )
     base = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + SERVE_TIMEOUT
-        while time.monotonic() < deadline:
-            assert process.poll() is None, f"engram serve exited:\n{log.read_text()}"
-            with contextlib.suppress(httpx.TransportError):
-                if httpx.get(f"{base}/readyz", timeout=2).status_code == 200:
-                    break
-            time.sleep(0.2)
-        else:
-            pytest.fail(f"engram serve not ready in {SERVE_TIMEOUT} s:\n{log.read_text()}")
+        wait_until_ready(process, base, log, SERVE_TIMEOUT)
         yield Server(base, log)
     finally:
         process.terminate()
