@@ -30,7 +30,7 @@ LONGEST_FIRST = (
     "test_cli.py",  # 271
     "test_import_interrupted.py",  # 245
     "test_local_neo4j.py",  # 158
-    "test_readme.py",  # 85 s alone: the README's blocks on one server, a restore among them
+    "test_readme.py",  # 176 (85 alone): the README's blocks on one server, a restore among them
     "test_api_auth.py",  # 136
     "test_forget_races.py",  # 131
     "test_memory_cli.py",  # 126
