@@ -92,14 +92,17 @@ RETURN """
 """
 )
 
-CLAIMS_WITH_EVIDENCE: LiteralString = (
+CLAIM_OF_ID_WITH_EVIDENCE: LiteralString = (
     """
-UNWIND $ids AS id
 MATCH (c:Claim {id: id})
 WHERE """
     + in_history("c")
     + CLAIM_WITH_VISIBLE_EVIDENCE
 )
+"""The claim revision of each `id` (an `UNWIND` binds it before) kept in history at `knownAt`,
+with the evidence of it the view shows; read by `claims_and_evidence`."""
+
+CLAIMS_WITH_EVIDENCE: LiteralString = "UNWIND $ids AS id\n" + CLAIM_OF_ID_WITH_EVIDENCE
 
 TIMELINE_CLAIMS: LiteralString = (
     """
@@ -207,6 +210,13 @@ async def claims_with_evidence(
     if not claim_ids:
         return {}, {}
     rows = await graph.read(CLAIMS_WITH_EVIDENCE, **view.params(), ids=sorted(set(claim_ids)))
+    return claims_and_evidence(rows, view)
+
+
+def claims_and_evidence(
+    rows: list[dict[str, Any]], view: View
+) -> tuple[dict[str, Claim], dict[str, list[EvidenceLink]]]:
+    """`CLAIM_OF_ID_WITH_EVIDENCE`'s rows as claims by id and the evidence of each."""
     claims: dict[str, Claim] = {}
     evidence: dict[str, list[EvidenceLink]] = {}
     for row in rows:

@@ -12,15 +12,14 @@ visible `MERGED_INTO` relationships are traversed too, as steps without a claim.
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any, LiteralString
 
 from graph.domain.errors import ValidationFailed
 from graph.domain.memory_types import PREDICATE
 from graph.domain.read_records import Direction, Explanation, Neighbourhood, Relation, Step
 from graph.domain.timeutil import to_native, to_native_or_none
-from graph.reads.listing import claims_with_evidence
-from graph.reads.resources import NAMED_ENTITIES, entities_by_ids, entity_record
+from graph.reads.listing import CLAIM_OF_ID_WITH_EVIDENCE, claims_and_evidence
+from graph.reads.resources import NAMED_ENTITIES, entity_record
 from graph.reads.visibility import (
     View,
     held_bounds,
@@ -167,8 +166,19 @@ CALL (rels) {
         + RELATION_PROJECTION
         + """}) AS steps
 }
-RETURN [x IN nodes(p) | x.id] AS nodes, steps
+WITH collect({nodes: [x IN nodes(p) | x.id], steps: steps}) AS paths
 """
+        # The claims behind the steps, with their evidence, and the entities on the paths.
+        + "CALL (paths) {\nCALL (paths) {\nUNWIND reduce(ids = [], x IN paths |"
+        + " ids + [s IN x.steps WHERE s.props.claimId IS NOT NULL | s.props.claimId]) AS id\n"
+        + "WITH DISTINCT id\n"
+        + CLAIM_OF_ID_WITH_EVIDENCE
+        + "}\nRETURN collect({claim: claim, evidence: evidence}) AS claims\n}\n"
+        + "CALL (paths) {\nCALL (paths) {\nUNWIND reduce(ids = [], x IN paths | ids + x.nodes)"
+        + " AS id\nWITH DISTINCT id\n"
+        + NAMED_ENTITIES
+        + "}\nRETURN collect({entity: entity, name: name, aliases: aliases,"
+        + " mergedFrom: mergedFrom}) AS named\n}\nRETURN paths, claims, named\n"
     )
 
 
@@ -285,9 +295,10 @@ async def explain_relation(
     check_explain(max_hops, first)
     if from_id == to_id:
         raise ValidationFailed("a relation is explained between two different entities")
-    rows = await graph.read(
+    [found] = await graph.read(
         EXPLAIN[max_hops], **view.params(), fromId=from_id, toId=to_id, first=first
     )
+    rows = found["paths"]
     if not rows:
         # Only now is it worth asking why: an endpoint outside the view, or no short path.
         for entity_id in (from_id, to_id):
@@ -296,14 +307,8 @@ async def explain_relation(
         return Explanation(
             [], f"no visible path of at most {max_hops} hops in this asOf/knownAt view"
         )
-    claim_ids = sorted(
-        {s["props"]["claimId"] for row in rows for s in row["steps"] if s["props"].get("claimId")}
-    )
-    entity_ids = sorted({node for row in rows for node in row["nodes"]})
-    # Two independent reads of the paths' claims and entities, sent at once.
-    (claims, evidence), entities = await asyncio.gather(
-        claims_with_evidence(graph, view, claim_ids), entities_by_ids(graph, view, entity_ids)
-    )
+    claims, evidence = claims_and_evidence(found["claims"], view)
+    entities = sorted((entity_record(row) for row in found["named"]), key=lambda e: e.id)
     paths = []
     for row in rows:
         steps = []
@@ -323,7 +328,7 @@ async def explain_relation(
             )
         paths.append(steps)
     paths.sort(key=lambda p: [(s.relation.type, s.to_id) for s in p])
-    return Explanation(paths, None, tuple(e for e in entities if e is not None))
+    return Explanation(paths, None, tuple(entities))
 
 
 __all__ = [
