@@ -6,12 +6,12 @@ import contextlib
 import os
 import socket
 import subprocess
-import time
 from pathlib import Path
 from typing import LiteralString
 
 import httpx
 import pytest
+from tenacity import Retrying, retry_if_result, stop_after_delay, wait_fixed
 
 from graph.store.db import Graph
 
@@ -61,11 +61,19 @@ def free_port() -> int:
 def wait_until_ready(process: subprocess.Popen[bytes], base: str, log: Path, seconds: int) -> None:
     """Until `engram serve` at `base` answers /readyz 200; fails with its log if it exits or
     takes longer than `seconds`."""
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
+
+    def ready() -> bool:
         assert process.poll() is None, f"engram serve exited:\n{log.read_text()}"
         with contextlib.suppress(httpx.TransportError):
-            if httpx.get(f"{base}/readyz", timeout=2).status_code == 200:
-                return
-        time.sleep(0.2)
-    pytest.fail(f"engram serve not ready in {seconds} s:\n{log.read_text()}")
+            return httpx.get(f"{base}/readyz", timeout=2).status_code == 200
+        return False
+
+    polls = Retrying(
+        retry=retry_if_result(lambda answered: not answered),
+        stop=stop_after_delay(seconds),
+        wait=wait_fixed(0.2),
+        retry_error_callback=lambda _: pytest.fail(
+            f"engram serve not ready in {seconds} s:\n{log.read_text()}"
+        ),
+    )
+    polls(ready)

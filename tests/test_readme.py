@@ -137,11 +137,7 @@ class Run:
         assert response.status_code == 200 and "errors" not in answer, (block.line, answer)
         if block.first_line.startswith("mutation"):
             for field_name, payload in answer["data"].items():
-                assert payload["errors"] == [] if "errors" in payload else True, (
-                    block.line,
-                    field_name,
-                    payload,
-                )
+                assert payload.get("errors", []) == [], (block.line, field_name, payload)
         self.answers.append(answer["data"])
 
     def python(self, block: Block) -> None:
@@ -158,9 +154,9 @@ class Run:
     async def mcp(self, block: Block) -> None:
         config = json.loads(block.text)["mcpServers"]["engram"]
         command = config["command"].replace("/path/to/engram/.venv/bin/", f"{BIN}/")
-        env = {**config["env"], "ENGRAM_API_KEY": self.agent_key}
-        env.update({k: v for k, v in self.env().items() if k.startswith(("NEO4J_", "ENGRAM_"))})
-        env["ENGRAM_API_KEY"] = self.agent_key
+        # The config's env with its key filled in, and this run's Neo4j settings beside it.
+        env = {k: v for k, v in self.env().items() if k.startswith(("NEO4J_", "ENGRAM_"))}
+        env.update(config["env"], ENGRAM_API_KEY=self.agent_key)
         server = StdioServerParameters(command=command, args=config["args"], env=env)
         with (self.home / "mcp.log").open("w") as errors:
             async with (

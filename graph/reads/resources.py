@@ -113,6 +113,25 @@ binds `id` before it); one row each, read by `entity_record`."""
 
 ENTITIES_BY_IDS: LiteralString = "UNWIND $ids AS id\n" + NAMED_ENTITIES
 
+
+def named_entities_in(ids: LiteralString, scope: LiteralString) -> LiteralString:
+    """A `CALL` binding `named` to `NAMED_ENTITIES`' rows (as maps) for the ids of the list
+    expression `ids`, in a query that has bound the variable `scope` (both from this package's
+    own queries); it yields its row even when no id is visible (the collect is inside)."""
+    return (
+        "CALL ("
+        + scope
+        + ") {\nCALL ("
+        + scope
+        + ") {\nUNWIND "
+        + ids
+        + " AS id\nWITH DISTINCT id\n"
+        + NAMED_ENTITIES
+        + "}\nRETURN collect({entity: entity, name: name, aliases: aliases,"
+        + " mergedFrom: mergedFrom}) AS named\n}\n"
+    )
+
+
 # An entity key asserted at several tiers has one entity node per tier (a writer never meets a
 # node above its tier, so it creates its own); a reader that sees several reads the lowest.
 ENTITY_BY_KEY: LiteralString = (

@@ -19,7 +19,7 @@ from graph.domain.memory_types import PREDICATE
 from graph.domain.read_records import Direction, Explanation, Neighbourhood, Relation, Step
 from graph.domain.timeutil import to_native, to_native_or_none
 from graph.reads.listing import CLAIM_OF_ID_WITH_EVIDENCE, claims_and_evidence
-from graph.reads.resources import NAMED_ENTITIES, entity_record
+from graph.reads.resources import entity_record, named_entities_in
 from graph.reads.visibility import (
     View,
     held_bounds,
@@ -102,13 +102,7 @@ def _walk_query(hops: int, direction: Direction) -> LiteralString:
     for _ in range(hops):
         walk += hop
     # Every entity reached (and the start), named as the view names it.
-    return (
-        walk
-        + "CALL (seen) {\nCALL (seen) {\nUNWIND seen AS id\n"
-        + NAMED_ENTITIES
-        + "}\nRETURN collect({entity: entity, name: name, aliases: aliases,"
-        + " mergedFrom: mergedFrom}) AS named\n}\nRETURN hops, named\n"
-    )
+    return walk + named_entities_in("seen", "seen") + "RETURN hops, named\n"
 
 
 WALK: dict[tuple[int, Direction], LiteralString] = {
@@ -174,11 +168,8 @@ WITH collect({nodes: [x IN nodes(p) | x.id], steps: steps}) AS paths
         + "WITH DISTINCT id\n"
         + CLAIM_OF_ID_WITH_EVIDENCE
         + "}\nRETURN collect({claim: claim, evidence: evidence}) AS claims\n}\n"
-        + "CALL (paths) {\nCALL (paths) {\nUNWIND reduce(ids = [], x IN paths | ids + x.nodes)"
-        + " AS id\nWITH DISTINCT id\n"
-        + NAMED_ENTITIES
-        + "}\nRETURN collect({entity: entity, name: name, aliases: aliases,"
-        + " mergedFrom: mergedFrom}) AS named\n}\nRETURN paths, claims, named\n"
+        + named_entities_in("reduce(ids = [], x IN paths | ids + x.nodes)", "paths")
+        + "RETURN paths, claims, named\n"
     )
 
 
@@ -240,8 +231,8 @@ async def related(
 ) -> Neighbourhood:
     """Entities reachable from `entity_id` in `hops` visible relations, breadth first; none
     (not even the start) when the start is not visible, each named as the view names it. One
-    query walks every hop and names what it reached (`WALK`);
-    each hop reads at most four times `first` relations; at most `first` entities are reached."""
+    query walks every hop and names what it reached (`WALK`); each hop reads at most four times
+    `first` relations, and at most `first` entities are reached."""
     types = check_related(hops, relation_types, first)
     relation_bound = first * 4
     walked = await graph.read(
