@@ -41,17 +41,6 @@ def user_error(failure: domain.EngramError) -> UserError:
     return UserError(code=failure.code, message=failure.message, field=failure.field)
 
 
-class EngramGraphQLError(GraphQLError):
-    """A query's expected failure, with a stable code in `extensions`."""
-
-    def __init__(self, failure: domain.EngramError) -> None:
-        super().__init__(
-            failure.message,
-            extensions={"code": failure.code.value, "field": failure.field},
-            original_error=failure,
-        )
-
-
 def should_mask(error: GraphQLError) -> bool:
     """Mask everything but Engram's typed errors and GraphQL's own errors.
 
@@ -67,8 +56,10 @@ def should_mask(error: GraphQLError) -> bool:
 class EngramSchema(strawberry.Schema):
     """Strawberry's schema with Engram's error reporting.
 
-    Strawberry logs every error with its traceback; a `NOT_FOUND` or a bad variable is an
-    answer, not a fault, and one line is all an operator needs. Neo4j being unavailable is
+    A resolver raises the domain's `EngramError` as it is: here its code and field go into the
+    error's `extensions`, one place for every query field. Strawberry logs every error with its
+    traceback; a `NOT_FOUND` or a bad variable is an answer, not a fault, and one line is all an
+    operator needs. Neo4j being unavailable is
     noted on the request, so the HTTP view answers 503 instead of a masked error."""
 
     def process_errors(
@@ -83,7 +74,9 @@ class EngramSchema(strawberry.Schema):
             elif should_mask(error):
                 log.error("unexpected failure at %s", where, exc_info=original)
             else:
-                if error.path is None:
+                if isinstance(original, domain.EngramError):
+                    error.extensions = {"code": original.code.value, "field": original.field}
+                elif error.path is None:
                     # A request refused before any resolver ran: the caller's to fix.
                     error.extensions = {
                         "code": domain.ErrorCode.VALIDATION.value,

@@ -13,9 +13,7 @@ from typing import Annotated
 
 import strawberry
 
-from api.graphql.error_types import EngramGraphQLError
 from api.graphql.types import EngramInfo
-from graph.domain.errors import EngramError
 from graph.memory import ExportFormat
 
 strawberry.enum(ExportFormat, description="JSONL (the import format) or a Markdown document.")
@@ -28,11 +26,8 @@ async def export_memory(
     as_of: datetime | None = None,
     known_at: datetime | None = None,
 ) -> str | None:
-    try:
-        view = await info.context.view(space, as_of, known_at)
-        return await info.context.memory.export(view, format_)
-    except EngramError as failure:
-        raise EngramGraphQLError(failure) from failure
+    view = await info.context.view(space, as_of, known_at)
+    return await info.context.memory.export(view, format_)
 
 
 export_field = strawberry.field(

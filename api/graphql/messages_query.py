@@ -14,9 +14,7 @@ from typing import Annotated
 
 import strawberry
 
-from api.graphql.error_types import EngramGraphQLError
 from api.graphql.types import EngramInfo, Observation, Role
-from graph.domain.errors import EngramError
 
 
 @strawberry.type(description="A message `messages` recalled, with how it was found.")
@@ -43,19 +41,16 @@ async def recall_messages(
     known_at: datetime | None = None,
     first: int = 20,
 ) -> list[MessageHit] | None:
-    try:
-        view = await info.context.view(space, as_of, known_at)
-        hits = await info.context.memory.messages(
-            view,
-            query=query,
-            start=from_,
-            end=to,
-            role=role,
-            episode_id=str(episode) if episode is not None else None,
-            first=first,
-        )
-    except EngramError as failure:
-        raise EngramGraphQLError(failure) from failure
+    view = await info.context.view(space, as_of, known_at)
+    hits = await info.context.memory.messages(
+        view,
+        query=query,
+        start=from_,
+        end=to,
+        role=role,
+        episode_id=str(episode) if episode is not None else None,
+        first=first,
+    )
     return [
         MessageHit(
             observation=Observation.of(h.observation), score=h.score, sources=list(h.sources)

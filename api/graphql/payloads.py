@@ -1,4 +1,5 @@
-"""GraphQL payloads of the mutations: each a result and `errors { code message field }`."""
+"""GraphQL payloads of the mutations: each `errors { code message field }` (a `Payload`) and the
+result it names, left null when there are errors."""
 
 from __future__ import annotations
 
@@ -30,63 +31,62 @@ class PredicateRule:
 
 
 @strawberry.type
-class PredicateRulePayload:
+class Payload:
+    """What every mutation answers: its expected failures (`ErrorsInPayload` fills them in)."""
+
+    errors: list[UserError] = strawberry.field(
+        default_factory=list, description="Why nothing was written; empty on success."
+    )
+
+
+@strawberry.type
+class PredicateRulePayload(Payload):
     rule: PredicateRule | None = None
-    errors: list[UserError] = strawberry.field(default_factory=list)
 
 
 @strawberry.type
-class PredicateRulesPayload:
+class PredicateRulesPayload(Payload):
     rules: list[PredicateRule] = strawberry.field(default_factory=list)
-    errors: list[UserError] = strawberry.field(default_factory=list)
 
 
 @strawberry.type
-class CreateSpacePayload:
+class CreateSpacePayload(Payload):
     space: Space | None = None
-    errors: list[UserError] = strawberry.field(default_factory=list)
 
 
 @strawberry.type
-class ClaimPayload:
+class ClaimPayload(Payload):
     claim: Claim | None = None
-    errors: list[UserError] = strawberry.field(default_factory=list)
 
 
 @strawberry.type
-class ClaimsPayload:
+class ClaimsPayload(Payload):
     claims: list[Claim] = strawberry.field(default_factory=list)
-    errors: list[UserError] = strawberry.field(default_factory=list)
 
 
 @strawberry.type
-class EpisodePayload:
+class EpisodePayload(Payload):
     episode: Episode | None = None
-    errors: list[UserError] = strawberry.field(default_factory=list)
 
 
 @strawberry.type
-class ObservationPayload:
+class ObservationPayload(Payload):
     observation: Observation | None = None
-    errors: list[UserError] = strawberry.field(default_factory=list)
 
 
 @strawberry.type
-class ArtifactPayload:
+class ArtifactPayload(Payload):
     artifact: Artifact | None = None
-    errors: list[UserError] = strawberry.field(default_factory=list)
 
 
 @strawberry.type
-class MergePayload:
+class MergePayload(Payload):
     merge_id: strawberry.ID | None = None
-    errors: list[UserError] = strawberry.field(default_factory=list)
 
 
 @strawberry.type
-class UnmergePayload:
+class UnmergePayload(Payload):
     undone: bool = False
-    errors: list[UserError] = strawberry.field(default_factory=list)
 
 
 @strawberry.type(description="What a forget erased (counts, never content) and its tombstone.")
@@ -104,13 +104,11 @@ class ForgetReceipt:
 
 
 @strawberry.type
-class ForgetPayload:
+class ForgetPayload(Payload):
     receipt: ForgetReceipt | None = None
-    errors: list[UserError] = strawberry.field(default_factory=list)
 
 
 @strawberry.type
-class LegalHoldPayload:
+class LegalHoldPayload(Payload):
     hold_id: strawberry.ID | None = None
     released: bool | None = None
-    errors: list[UserError] = strawberry.field(default_factory=list)

@@ -6,19 +6,14 @@ from __future__ import annotations
 
 import strawberry
 
-from api.graphql.error_types import EngramGraphQLError
 from api.graphql.payloads import PredicateRule
 from api.graphql.types import EngramInfo
-from graph.domain.errors import EngramError
 
 
 async def space_rules(info: EngramInfo, space: str) -> list[PredicateRule] | None:
-    try:
-        view = await info.context.view(space, None, None)
-        every = info.context.principal.has_rules(space)
-        rules = await info.context.memory.predicate_rules(view, every=every)
-    except EngramError as failure:
-        raise EngramGraphQLError(failure) from failure
+    view = await info.context.view(space, None, None)
+    every = info.context.principal.has_rules(space)
+    rules = await info.context.memory.predicate_rules(view, every=every)
     return [PredicateRule.of(rule) for rule in rules]
 
 

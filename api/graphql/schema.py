@@ -7,9 +7,8 @@ schema printed; `engram schema --write` regenerates it and a test fails when the
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from datetime import datetime
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any
 
 import strawberry
 from strawberry.extensions import (
@@ -23,7 +22,7 @@ from strawberry.extensions import (
     ValidationCache,
 )
 
-from api.graphql.error_types import EngramGraphQLError, EngramSchema, should_mask
+from api.graphql.error_types import EngramSchema, should_mask
 from api.graphql.export_query import export_field
 from api.graphql.extensions import QueryCounter
 from api.graphql.input_types import (
@@ -60,7 +59,7 @@ from api.graphql.types import (
     MemoryType,
     Space,
 )
-from graph.domain.errors import EngramError, ValidationFailed
+from graph.domain.errors import ValidationFailed
 from graph.domain.model import ClaimStatus
 from graph.domain.read_records import (
     DEFAULT_BUDGET,
@@ -70,16 +69,6 @@ from graph.domain.read_records import (
     ClaimFilter,
 )
 from graph.memory import View
-
-T = TypeVar("T")
-
-
-async def _query(work: Callable[[], Awaitable[T]]) -> T:
-    """Run a query resolver; expected failures become typed GraphQL errors."""
-    try:
-        return await work()
-    except EngramError as failure:
-        raise EngramGraphQLError(failure) from failure
 
 
 async def _entity_id(info: EngramInfo, view: View, ref: EntityRefInput) -> str:
@@ -110,12 +99,9 @@ class Query:
         as_of: datetime | None = None,
         known_at: datetime | None = None,
     ) -> Entity | None:
-        async def work() -> Entity:
-            view = await info.context.view(space, as_of, known_at)
-            ref = {"id": id, "key": key, "name": name, "kind": kind.value if kind else None}
-            return Entity.of(await info.context.memory.find_entity(view, ref))
-
-        return await _query(work)
+        view = await info.context.view(space, as_of, known_at)
+        ref = {"id": id, "key": key, "name": name, "kind": kind.value if kind else None}
+        return Entity.of(await info.context.memory.find_entity(view, ref))
 
     @strawberry.field(description="Claims visible in the view, newest recorded first, paged.")
     async def claims(
@@ -128,44 +114,38 @@ class Query:
         as_of: datetime | None = None,
         known_at: datetime | None = None,
     ) -> ClaimConnection | None:
-        async def work() -> ClaimConnection:
-            view = await info.context.view(space, as_of, known_at)
-            wanted = filter or ClaimFilterInput()
-            subject_id = await _entity_id(info, view, wanted.subject) if wanted.subject else None
-            try:
-                statuses = tuple(ClaimStatus(s) for s in (wanted.statuses or DEFAULT_STATUSES))
-            except ValueError as failure:
-                raise ValidationFailed(str(failure), field="filter.statuses") from None
-            page = await info.context.memory.claims(
-                view,
-                ClaimFilter(
-                    type=wanted.type,
-                    key_prefix=wanted.key_prefix,
-                    subject_id=subject_id,
-                    predicate=wanted.predicate,
-                    statuses=statuses,
-                ),
-                first=first,
-                after=after,
-            )
-            return ClaimConnection(
-                nodes=[Claim.of(c, view) for c in page.claims],
-                end_cursor=page.end,
-                has_next_page=page.has_more,
-            )
-
-        return await _query(work)
+        view = await info.context.view(space, as_of, known_at)
+        wanted = filter or ClaimFilterInput()
+        subject_id = await _entity_id(info, view, wanted.subject) if wanted.subject else None
+        try:
+            statuses = tuple(ClaimStatus(s) for s in (wanted.statuses or DEFAULT_STATUSES))
+        except ValueError as failure:
+            raise ValidationFailed(str(failure), field="filter.statuses") from None
+        page = await info.context.memory.claims(
+            view,
+            ClaimFilter(
+                type=wanted.type,
+                key_prefix=wanted.key_prefix,
+                subject_id=subject_id,
+                predicate=wanted.predicate,
+                statuses=statuses,
+            ),
+            first=first,
+            after=after,
+        )
+        return ClaimConnection(
+            nodes=[Claim.of(c, view) for c in page.claims],
+            end_cursor=page.end,
+            has_next_page=page.has_more,
+        )
 
     @strawberry.field(description="Every revision of a key, with both intervals and reasons.")
     async def claim_history(
         self, info: EngramInfo, space: str, key: str, known_at: datetime | None = None
     ) -> list[Claim] | None:
-        async def work() -> list[Claim]:
-            view = await info.context.view(space, None, known_at)
-            history = await info.context.memory.claim_history(view, key)
-            return [Claim.of(c, view) for c in history]
-
-        return await _query(work)
+        view = await info.context.view(space, None, known_at)
+        history = await info.context.memory.claim_history(view, key)
+        return [Claim.of(c, view) for c in history]
 
     @strawberry.field(description="An episode with its observations visible in the view.")
     async def episode(
@@ -176,11 +156,8 @@ class Query:
         as_of: datetime | None = None,
         known_at: datetime | None = None,
     ) -> Episode | None:
-        async def work() -> Episode:
-            view = await info.context.view(space, as_of, known_at)
-            return Episode.of(await info.context.memory.episode(view, id))
-
-        return await _query(work)
+        view = await info.context.view(space, as_of, known_at)
+        return Episode.of(await info.context.memory.episode(view, id))
 
     @strawberry.field(description="Claims and episodes that began in [from, to), in time order.")
     async def timeline(
@@ -192,15 +169,12 @@ class Query:
         known_at: datetime | None = None,
         first: int = 100,
     ) -> Timeline | None:
-        async def work() -> Timeline:
-            view = await info.context.view(space, None, known_at)
-            found = await info.context.memory.timeline(view, from_, to, first=first)
-            return Timeline(
-                claims=[Claim.of(c, view) for c in found.claims],
-                episodes=[Episode.of(e) for e in found.episodes],
-            )
-
-        return await _query(work)
+        view = await info.context.view(space, None, known_at)
+        found = await info.context.memory.timeline(view, from_, to, first=first)
+        return Timeline(
+            claims=[Claim.of(c, view) for c in found.claims],
+            episodes=[Episode.of(e) for e in found.episodes],
+        )
 
     @strawberry.field(description="Entities reachable through visible relations (1–4 hops).")
     async def related(
@@ -215,28 +189,25 @@ class Query:
         known_at: datetime | None = None,
         first: int = 50,
     ) -> Related | None:
-        async def work() -> Related:
-            view = await info.context.view(space, as_of, known_at)
-            found = await info.context.memory.related(
-                view,
-                command_data(entity),
-                hops=hops,
-                relation_types=relation_types,
-                direction=direction,
-                first=first,
-            )
-            entity_loader(info.context, view).prime_many({e.id: e for e in found.entities})
-            nodes = [
-                RelatedEntity(entity=Entity.of(e), distance=found.distances[e.id])
-                for e in found.entities
-            ]
-            return Related(
-                nodes=nodes,
-                relations=[Relation.of(r, view) for r in found.relations],
-                truncated=found.truncated,
-            )
-
-        return await _query(work)
+        view = await info.context.view(space, as_of, known_at)
+        found = await info.context.memory.related(
+            view,
+            command_data(entity),
+            hops=hops,
+            relation_types=relation_types,
+            direction=direction,
+            first=first,
+        )
+        entity_loader(info.context, view).prime_many({e.id: e for e in found.entities})
+        nodes = [
+            RelatedEntity(entity=Entity.of(e), distance=found.distances[e.id])
+            for e in found.entities
+        ]
+        return Related(
+            nodes=nodes,
+            relations=[Relation.of(r, view) for r in found.relations],
+            truncated=found.truncated,
+        )
 
     @strawberry.field(description="The shortest visible paths between two entities, explained.")
     async def explain_relation(
@@ -250,15 +221,12 @@ class Query:
         known_at: datetime | None = None,
         first: int = 5,
     ) -> Explanation | None:
-        async def work() -> Explanation:
-            view = await info.context.view(space, as_of, known_at)
-            found = await info.context.memory.explain_relation(
-                view, command_data(from_), command_data(to), max_hops=max_hops, first=first
-            )
-            entity_loader(info.context, view).prime_many({e.id: e for e in found.entities})
-            return Explanation.of(found, view)
-
-        return await _query(work)
+        view = await info.context.view(space, as_of, known_at)
+        found = await info.context.memory.explain_relation(
+            view, command_data(from_), command_data(to), max_hops=max_hops, first=first
+        )
+        entity_loader(info.context, view).prime_many({e.id: e for e in found.entities})
+        return Explanation.of(found, view)
 
     @strawberry.field(
         description="Visible claims matching text or meaning, fused by reciprocal rank."
@@ -281,26 +249,23 @@ class Query:
             ),
         ] = False,
     ) -> list[SearchHit] | None:
-        async def work() -> list[SearchHit]:
-            view = await info.context.view(space, as_of, known_at)
-            hits = await info.context.memory.search(
-                view,
-                query,
-                types=list(types) if types else None,
-                first=first,
-                include_history=include_history,
+        view = await info.context.view(space, as_of, known_at)
+        hits = await info.context.memory.search(
+            view,
+            query,
+            types=list(types) if types else None,
+            first=first,
+            include_history=include_history,
+        )
+        return [
+            SearchHit(
+                claim=Claim.of(h.claim, view),
+                score=h.score,
+                sources=list(h.sources),
+                state=h.state,
             )
-            return [
-                SearchHit(
-                    claim=Claim.of(h.claim, view),
-                    score=h.score,
-                    sources=list(h.sources),
-                    state=h.state,
-                )
-                for h in hits
-            ]
-
-        return await _query(work)
+            for h in hits
+        ]
 
     @strawberry.field(
         description="The core snapshot for a prompt, never over budgetBytes; with `about`, "
@@ -315,16 +280,13 @@ class Query:
         as_of: datetime | None = None,
         known_at: datetime | None = None,
     ) -> ContextSnapshot | None:
-        async def work() -> ContextSnapshot:
-            view = await info.context.view(space, as_of, known_at)
-            snap = await info.context.memory.context(
-                view,
-                budget_bytes=budget_bytes,
-                about=command_data(about) if about is not None else None,
-            )
-            return ContextSnapshot.of(snap)
-
-        return await _query(work)
+        view = await info.context.view(space, as_of, known_at)
+        snap = await info.context.memory.context(
+            view,
+            budget_bytes=budget_bytes,
+            about=command_data(about) if about is not None else None,
+        )
+        return ContextSnapshot.of(snap)
 
     @strawberry.field(
         description="What began, ended, was corrected or forgotten in [from, to): on the VALID "
@@ -343,17 +305,14 @@ class Query:
         known_at: datetime | None = None,
         first: int = 100,
     ) -> Changes | None:
-        async def work() -> Changes:
-            view = await info.context.view(space, None, known_at)
-            subject = command_data(about) if about is not None else None
-            found = await info.context.memory.changes(
-                view, from_, to, axis=axis, about=subject, first=first
-            )
-            return Changes(
-                changes=[Change.of(c, view) for c in found.changes], truncated=found.truncated
-            )
-
-        return await _query(work)
+        view = await info.context.view(space, None, known_at)
+        subject = command_data(about) if about is not None else None
+        found = await info.context.memory.changes(
+            view, from_, to, axis=axis, about=subject, first=first
+        )
+        return Changes(
+            changes=[Change.of(c, view) for c in found.changes], truncated=found.truncated
+        )
 
     export: str | None = export_field
     messages: list[MessageHit] | None = messages_field
