@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from mcp.server.mcpserver import Context, MCPServer
-from mcp.types import CallToolResult
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 from api.agent_mcp.arguments import EntityArg, Instant, PrivacyArg, Space, named, names_of
@@ -17,8 +16,8 @@ from api.agent_mcp.tool_context import (
     EvidenceText,
     ObservedAt,
     SpeakerRole,
-    answer,
     inline_evidence,
+    tool,
 )
 from graph.domain.model import CorrectionKind, Role, SelectorKind
 
@@ -59,7 +58,7 @@ class SelectorArg(BaseModel):
 def register_changes(server: MCPServer, caller: Caller) -> None:
     """The tools that change what is believed: correct and forget."""
 
-    @server.tool(structured_output=False)
+    @tool(server)
     async def correct(
         ctx: Context,
         space: Space,
@@ -100,45 +99,42 @@ def register_changes(server: MCPServer, caller: Caller) -> None:
         idempotency_key: Annotated[
             str | None, Field(description="A replay with the same key returns the first result.")
         ] = None,
-    ) -> CallToolResult:
+    ) -> Any:
         """Correct a claim, never in place: SUPERSEDE, RETRACT or DISPUTE, given by claim_key
         or claim_id, with evidence (observation ids and/or evidence_text). Answers the
         revision."""
 
-        async def work() -> Any:  # `object` is an argument here
-            memory, actor = await caller(ctx)
-            actor.check_write(space)
-            inline = inline_evidence(evidence_text, episode_id, observed_at, role)
-            cited: list[dict[str, Any]] = [{"observation_id": i} for i in evidence]
-            change: dict[str, Any] = {
-                "kind": kind,
-                "reason": reason,
-                "evidence": cited + ([inline] if inline else []),
-            }
-            optional = {
-                "claim_key": claim_key,
-                "claim_id": claim_id,
-                "value": value,
-                "valid_from": valid_from,
-                "valid_to": valid_to,
-                "confidence": confidence,
-                "importance": importance,
-                "privacy": privacy,
-                "against_claim_id": against_claim_id,
-                "expected_revision": expected_revision,
-                "idempotency_key": idempotency_key,
-            }
-            change |= {k: v for k, v in optional.items() if v is not None}
-            if object is not None:
-                change["object"] = object.ref("object")
-            claim = await memory.correct(actor, space, change)
-            return (
-                await claims_json(memory, await memory.written_view(actor, space, [claim]), [claim])
-            )[0]
+        memory, actor = await caller(ctx)
+        actor.check_write(space)
+        inline = inline_evidence(evidence_text, episode_id, observed_at, role)
+        cited: list[dict[str, Any]] = [{"observation_id": i} for i in evidence]
+        change: dict[str, Any] = {
+            "kind": kind,
+            "reason": reason,
+            "evidence": cited + ([inline] if inline else []),
+        }
+        optional = {
+            "claim_key": claim_key,
+            "claim_id": claim_id,
+            "value": value,
+            "valid_from": valid_from,
+            "valid_to": valid_to,
+            "confidence": confidence,
+            "importance": importance,
+            "privacy": privacy,
+            "against_claim_id": against_claim_id,
+            "expected_revision": expected_revision,
+            "idempotency_key": idempotency_key,
+        }
+        change |= {k: v for k, v in optional.items() if v is not None}
+        if object is not None:
+            change["object"] = object.ref("object")
+        claim = await memory.correct(actor, space, change)
+        return (
+            await claims_json(memory, await memory.written_view(actor, space, [claim]), [claim])
+        )[0]
 
-        return await answer(work())
-
-    @server.tool(structured_output=False)
+    @tool(server)
     async def forget(
         ctx: Context,
         space: Space,
@@ -147,19 +143,16 @@ def register_changes(server: MCPServer, caller: Caller) -> None:
         idempotency_key: Annotated[
             str | None, Field(description="A replay with the same key returns the first result.")
         ] = None,
-    ) -> CallToolResult:
+    ) -> Any:
         """Erase content for good: texts, values and evidence of what is selected, in every
         revision — and what existed only because of it (the messages only it cites, the
         entities only it names); no read ever returns it again. Answers counts, never
         content."""
 
-        async def work() -> object:
-            memory, actor = await caller(ctx)
-            actor.check_write(space)
-            request: dict[str, Any] = {"selector": selector.data(), "reason": reason}
-            if idempotency_key is not None:
-                request["idempotency_key"] = idempotency_key
-            done = await memory.forget(actor, space, request)
-            return done.as_result()
-
-        return await answer(work())
+        memory, actor = await caller(ctx)
+        actor.check_write(space)
+        request: dict[str, Any] = {"selector": selector.data(), "reason": reason}
+        if idempotency_key is not None:
+            request["idempotency_key"] = idempotency_key
+        done = await memory.forget(actor, space, request)
+        return done.as_result()

@@ -4,11 +4,12 @@ evidence a call gives as text (recorded as an observation in the write's own tra
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Awaitable, Callable
 from datetime import datetime
-from typing import Annotated, Any
+from typing import Annotated, Any, ParamSpec, TypeAlias
 
-from mcp.server.mcpserver import Context
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.types import CallToolResult, TextContent
 from pydantic import Field
 
@@ -18,6 +19,10 @@ from graph.domain.actor import Actor
 from graph.domain.errors import EngramError, ValidationFailed
 from graph.domain.model import Role
 from graph.memory import Memory
+
+P = ParamSpec("P")
+Work: TypeAlias = Callable[P, Awaitable[Any]]
+"""A tool's body: its arguments as the agent gave them, its answer as plain data."""
 
 Caller = Callable[[Context], Awaitable[tuple[Memory, Actor]]]
 """Who calls and through which memory: the HTTP request's key, or the stdio command's actor."""
@@ -30,12 +35,24 @@ def refusal(error: EngramError) -> CallToolResult:
     return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True)
 
 
-async def answer(work: Awaitable[object]) -> CallToolResult:
-    try:
-        value = await work
-    except EngramError as error:
-        return refusal(error)
-    return CallToolResult(content=[TextContent(type="text", text=dumps(value))])
+def tool(server: MCPServer) -> Callable[[Work[P]], Work[P]]:
+    """`server.tool` for a function answering plain data: the data goes back as compact JSON
+    text, an Engram error as the tool error `refusal` writes. The SDK reads the arguments from
+    the function's own signature (`functools.wraps`)."""
+
+    def register(work: Work[P]) -> Work[P]:
+        @functools.wraps(work)
+        async def answered(*args: P.args, **kwargs: P.kwargs) -> CallToolResult:
+            try:
+                value = await work(*args, **kwargs)
+            except EngramError as error:
+                return refusal(error)
+            return CallToolResult(content=[TextContent(type="text", text=dumps(value))])
+
+        server.tool(structured_output=False)(answered)
+        return work
+
+    return register
 
 
 def inline_evidence(

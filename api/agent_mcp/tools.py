@@ -16,7 +16,6 @@ from typing import Annotated
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError
-from mcp.types import CallToolResult
 from pydantic import Field
 
 from api.agent_mcp.arguments import (
@@ -45,8 +44,8 @@ from api.agent_mcp.tool_context import (
     EvidenceText,
     ObservedAt,
     SpeakerRole,
-    answer,
     inline_evidence,
+    tool,
 )
 from graph.domain.errors import EngramError
 from graph.domain.model import Role
@@ -63,7 +62,7 @@ def register_tools(server: MCPServer, caller: Caller) -> None:
         memory, actor = await caller(ctx)
         return memory, await memory.view(actor, space, as_of, known_at)
 
-    @server.tool(structured_output=False)
+    @tool(server)
     async def remember(
         ctx: Context,
         space: Space,
@@ -72,7 +71,7 @@ def register_tools(server: MCPServer, caller: Caller) -> None:
         episode_id: EpisodeId = None,
         observed_at: ObservedAt = None,
         role: SpeakerRole = Role.USER,
-    ) -> CallToolResult:
+    ) -> object:
         """Remember claims, with evidence, all in one transaction (all or none). A fact by
         names: {"type": "fact", "subject": {"name": "Alice", "kind": "person"}, "predicate":
         "WORKS_AT", "object": {"name": "Acme", "kind": "org"}} (an entity named with a kind is
@@ -81,19 +80,14 @@ def register_tools(server: MCPServer, caller: Caller) -> None:
         transaction and cited by every item) and/or observation ids per item; a refused call
         records nothing. Answers the claims."""
 
-        async def work() -> object:
-            memory, actor = await caller(ctx)
-            actor.check_write(space)
-            inline = inline_evidence(evidence_text, episode_id, observed_at, role)
-            commands = [item.command(inline) for item in items]
-            claims = await memory.remember(actor, space, commands, field="items")
-            return await claims_json(
-                memory, await memory.written_view(actor, space, claims), claims
-            )
+        memory, actor = await caller(ctx)
+        actor.check_write(space)
+        inline = inline_evidence(evidence_text, episode_id, observed_at, role)
+        commands = [item.command(inline) for item in items]
+        claims = await memory.remember(actor, space, commands, field="items")
+        return await claims_json(memory, await memory.written_view(actor, space, claims), claims)
 
-        return await answer(work())
-
-    @server.tool(structured_output=False)
+    @tool(server)
     async def recall(
         ctx: Context,
         space: Space,
@@ -112,20 +106,17 @@ def register_tools(server: MCPServer, caller: Caller) -> None:
                 "employer); each hit's state is CURRENT, ENDED or SUPERSEDED."
             ),
         ] = False,
-    ) -> CallToolResult:
+    ) -> object:
         """Search memory (full text + meaning + graph proximity): the best visible claims for
         the query, each with its subject, object, valid interval, evidence quotes and state."""
 
-        async def work() -> object:
-            memory, view = await reading(ctx, space, as_of, known_at)
-            hits = await memory.search(
-                view, query, types=types, first=first, include_history=include_history
-            )
-            return await hits_json(memory, view, hits)
+        memory, view = await reading(ctx, space, as_of, known_at)
+        hits = await memory.search(
+            view, query, types=types, first=first, include_history=include_history
+        )
+        return await hits_json(memory, view, hits)
 
-        return await answer(work())
-
-    @server.tool(structured_output=False)
+    @tool(server)
     async def messages(
         ctx: Context,
         space: Space,
@@ -150,27 +141,24 @@ def register_tools(server: MCPServer, caller: Caller) -> None:
         episode_id: Annotated[str | None, Field(description="Only this episode.")] = None,
         first: Annotated[int, Field(ge=1, le=100, description="How many at most.")] = 20,
         known_at: KnownAt = None,
-    ) -> CallToolResult:
+    ) -> object:
         """Recall what was said — the messages themselves, not the claims drawn from them —
         by words and meaning, in a time window, by role or episode ("what did the user say
         about the trip last week"). Each: content, role, when, episode, score."""
 
-        async def work() -> object:
-            memory, view = await reading(ctx, space, None, known_at)
-            found = await memory.messages(
-                view,
-                query=query,
-                start=from_,
-                end=to,
-                role=role,
-                episode_id=episode_id,
-                first=first,
-            )
-            return messages_json(found)
+        memory, view = await reading(ctx, space, None, known_at)
+        found = await memory.messages(
+            view,
+            query=query,
+            start=from_,
+            end=to,
+            role=role,
+            episode_id=episode_id,
+            first=first,
+        )
+        return messages_json(found)
 
-        return await answer(work())
-
-    @server.tool(structured_output=False)
+    @tool(server)
     async def context(
         ctx: Context,
         space: Space,
@@ -182,20 +170,17 @@ def register_tools(server: MCPServer, caller: Caller) -> None:
         ] = None,
         as_of: AsOf = None,
         known_at: KnownAt = None,
-    ) -> CallToolResult:
+    ) -> object:
         """The core snapshot to keep in mind about a space: profile, its current facts (about's
         first), preferences, active goals and tasks, recent decisions — as text within
         budget_bytes, with the keys it drew on."""
 
-        async def work() -> object:
-            memory, view = await reading(ctx, space, as_of, known_at)
-            subject = about.ref("about") if about is not None else None
-            snapshot = await memory.context(view, budget_bytes=budget_bytes, about=subject)
-            return snapshot_json(space, snapshot)
+        memory, view = await reading(ctx, space, as_of, known_at)
+        subject = about.ref("about") if about is not None else None
+        snapshot = await memory.context(view, budget_bytes=budget_bytes, about=subject)
+        return snapshot_json(space, snapshot)
 
-        return await answer(work())
-
-    @server.tool(structured_output=False)
+    @tool(server)
     async def related(
         ctx: Context,
         space: Space,
@@ -208,25 +193,22 @@ def register_tools(server: MCPServer, caller: Caller) -> None:
         first: Annotated[int, Field(ge=1, le=200, description="Entities at most.")] = 50,
         as_of: AsOf = None,
         known_at: KnownAt = None,
-    ) -> CallToolResult:
+    ) -> object:
         """The entities around one entity through visible relations, each with its hop
         distance, and the relations between them (type, valid interval, claim key)."""
 
-        async def work() -> object:
-            memory, view = await reading(ctx, space, as_of, known_at)
-            found = await memory.related(
-                view,
-                entity.ref("entity"),
-                hops=hops,
-                relation_types=relation_types,
-                direction=direction,
-                first=first,
-            )
-            return neighbourhood_json(found)
+        memory, view = await reading(ctx, space, as_of, known_at)
+        found = await memory.related(
+            view,
+            entity.ref("entity"),
+            hops=hops,
+            relation_types=relation_types,
+            direction=direction,
+            first=first,
+        )
+        return neighbourhood_json(found)
 
-        return await answer(work())
-
-    @server.tool(structured_output=False)
+    @tool(server)
     async def explain_relation(
         ctx: Context,
         space: Space,
@@ -238,36 +220,30 @@ def register_tools(server: MCPServer, caller: Caller) -> None:
         first: Annotated[int, Field(ge=1, le=20, description="Paths at most.")] = 5,
         as_of: AsOf = None,
         known_at: KnownAt = None,
-    ) -> CallToolResult:
+    ) -> object:
         """Why two entities are connected: the shortest visible paths, each hop with its
         relation, direction, valid interval, the claim asserting it and its evidence quotes."""
 
-        async def work() -> object:
-            memory, view = await reading(ctx, space, as_of, known_at)
-            found = await memory.explain_relation(
-                view, from_.ref("from"), to.ref("to"), max_hops=max_hops, first=first
-            )
-            return explanation_json(found)
+        memory, view = await reading(ctx, space, as_of, known_at)
+        found = await memory.explain_relation(
+            view, from_.ref("from"), to.ref("to"), max_hops=max_hops, first=first
+        )
+        return explanation_json(found)
 
-        return await answer(work())
-
-    @server.tool(structured_output=False)
+    @tool(server)
     async def history(
         ctx: Context,
         space: Space,
         key: Annotated[str, Field(description="The claim's key, e.g. pref:ui:theme.")],
         known_at: KnownAt = None,
-    ) -> CallToolResult:
+    ) -> object:
         """Every revision of one claim, oldest first, with its valid interval, recorded
         interval, status, reason and evidence."""
 
-        async def work() -> object:
-            memory, view = await reading(ctx, space, None, known_at)
-            return await claims_json(memory, view, await memory.claim_history(view, key))
+        memory, view = await reading(ctx, space, None, known_at)
+        return await claims_json(memory, view, await memory.claim_history(view, key))
 
-        return await answer(work())
-
-    @server.tool(structured_output=False)
+    @tool(server)
     async def changes(
         ctx: Context,
         space: Space,
@@ -289,18 +265,15 @@ def register_tools(server: MCPServer, caller: Caller) -> None:
         about: Annotated[EntityArg | None, Field(description="Only changes about this.")] = None,
         first: Annotated[int, Field(ge=1, le=500, description="Changes at most.")] = 100,
         known_at: KnownAt = None,
-    ) -> CallToolResult:
+    ) -> object:
         """What changed between two instants: each change's kind (BEGAN, ENDED, CORRECTED,
         FORGOTTEN), when, and the claim (with the revision a correction replaced); a
         forgetting shows only its kind, when and how many things went."""
 
-        async def work() -> object:
-            memory, view = await reading(ctx, space, None, known_at)
-            subject = about.ref("about") if about is not None else None
-            found = await memory.changes(view, from_, to, axis=axis, about=subject, first=first)
-            return await changes_json(memory, view, found)
-
-        return await answer(work())
+        memory, view = await reading(ctx, space, None, known_at)
+        subject = about.ref("about") if about is not None else None
+        found = await memory.changes(view, from_, to, axis=axis, about=subject, first=first)
+        return await changes_json(memory, view, found)
 
     register_changes(server, caller)
     register_context_resource(server, caller)
