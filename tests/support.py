@@ -7,7 +7,7 @@ import os
 import socket
 import subprocess
 from pathlib import Path
-from typing import LiteralString
+from typing import Any, LiteralString
 
 import httpx
 import pytest
@@ -58,7 +58,7 @@ def free_port() -> int:
         return port
 
 
-def wait_until_ready(process: subprocess.Popen[bytes], base: str, log: Path, seconds: int) -> None:
+def wait_until_ready(process: subprocess.Popen[Any], base: str, log: Path, seconds: int) -> None:
     """Until `engram serve` at `base` answers /readyz 200; fails with its log if it exits or
     takes longer than `seconds`."""
 

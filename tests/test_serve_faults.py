@@ -22,7 +22,7 @@ from graph.store.db import resolve_target
 from graph.store.local.server import LocalNeo4j
 from graph.store.settings import Settings
 from tests.http import running
-from tests.support import free_port
+from tests.support import free_port, wait_until_ready
 from tests.test_cli import ENGRAM
 
 
@@ -39,17 +39,12 @@ def own_settings(tmp_path: Path, test_settings: Settings) -> Iterator[Settings]:
 def serve(settings: Settings, *args: str) -> tuple[subprocess.Popen[str], str, Path]:
     """`engram serve` on a free port with its own data directory, once /readyz says ready."""
     process, base, log = spawn_serve(settings, *args)
-    deadline = time.monotonic() + 240
-    while time.monotonic() < deadline:
-        assert process.poll() is None, f"engram serve exited:\n{log.read_text()}"
-        try:
-            if httpx.get(f"{base}/readyz", timeout=2).status_code == 200:
-                return process, base, log
-        except httpx.TransportError:
-            pass
-        time.sleep(0.3)
-    process.kill()
-    pytest.fail(f"engram serve not ready in 240 s:\n{log.read_text()}")
+    try:
+        wait_until_ready(process, base, log, 240)
+    except BaseException:
+        process.kill()
+        raise
+    return process, base, log
 
 
 def spawn_serve(settings: Settings, *args: str) -> tuple[subprocess.Popen[str], str, Path]:

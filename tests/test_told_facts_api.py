@@ -26,6 +26,7 @@ from graph.store.db import Graph, Neo4jTarget
 from graph.store.neomodel_bridge import share_driver
 from graph.store.settings import Settings
 from tests.http import gql, running
+from tests.support import DEEP
 from tests.told_model import TIERS, KeyModel, Telling, batching, histories, probes
 
 DAY0 = datetime(2020, 1, 1, tzinfo=UTC)
@@ -158,8 +159,14 @@ async def shown(
     return claims[0] if claims else None
 
 
+API_HISTORIES = 200 if DEEP else 6
+"""Histories told over GraphQL: 6 in every run (each is told twice and probed at every batch,
+tier and instant: ~6 s apiece; 12 took 75 s of a two-worker suite), 200 with the deep profile.
+The rules themselves meet 500 seeded histories without Neo4j (tests/test_told_fact_rules.py)."""
+
+
 @settings(
-    max_examples=12,
+    max_examples=API_HISTORIES,
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
