@@ -26,7 +26,7 @@ from graph.commands import apikeys, artifacts, correct, episodes, merge, spaces
 from graph.commands import remember as remembering
 from graph.commands.spaces import Space
 from graph.domain.actor import Actor
-from graph.domain.errors import ValidationFailed
+from graph.domain.errors import NotFound, ValidationFailed
 from graph.domain.inputs import parse
 from graph.domain.model import (
     Artifact,
@@ -164,11 +164,7 @@ class Memory(MemoryAdmin):
     async def find_entity(self, view: View, ref: Mapping[str, str | None]) -> Entity:
         """The entity a reference names by exactly one of id, key or name (current in the
         view), a name perhaps with a kind."""
-        given = {k: v for k, v in ref.items() if v is not None and k != "kind"}
-        if len(given) != 1 or not given.keys() <= {"id", "key", "name"}:
-            raise ValidationFailed("an entity reference gives exactly one of id, key or name")
-        if ref.get("kind") is not None and "name" not in given:
-            raise ValidationFailed("kind goes with a name", field="kind")
+        given = _reference(ref)
         return await resources.find_entity(
             self.graph,
             view,
@@ -223,18 +219,24 @@ class Memory(MemoryAdmin):
         direction: Direction = Direction.BOTH,
         first: int = 50,
     ) -> Neighbourhood:
-        """The visible neighbourhood of an entity (given by id, or a reference by id, key or
-        name), 1–4 hops."""
+        """The visible neighbourhood of an entity, 1–4 hops: given by id (nothing when the view
+        does not show it), or by a reference by id, key or name (`NOT_FOUND` when it does not)."""
         traverse.check_related(hops, relation_types, first)
-        return await traverse.related(
+        # A reference by id costs no lookup of its own: the walk starts from the id (or its
+        # survivor) when the view shows it, and answers nothing when it does not.
+        by_id = entity if isinstance(entity, str) else _reference(entity).get("id")
+        found = await traverse.related(
             self.graph,
             view,
-            await self._entity_id(view, entity),
+            by_id if by_id is not None else await self._entity_id(view, entity),
             hops=hops,
             relation_types=relation_types,
             direction=direction,
             first=first,
         )
+        if by_id is not None and not isinstance(entity, str) and not found.distances:
+            raise NotFound(f"no visible entity {by_id!r}", field="id")
+        return found
 
     async def explain_relation(
         self, view: View, source: EntityRef, target: EntityRef, *, max_hops: int = 3, first: int = 5
@@ -371,3 +373,14 @@ class Memory(MemoryAdmin):
         return await forgetting.forget(
             self.graph, space, forgetting_input, actor=actor, blob_root=self.settings.blobs
         )
+
+
+def _reference(ref: Mapping[str, str | None]) -> dict[str, str]:
+    """What an entity reference gives: exactly one of id, key or name (a kind only with a
+    name)."""
+    given = {k: v for k, v in ref.items() if v is not None and k != "kind"}
+    if len(given) != 1 or not given.keys() <= {"id", "key", "name"}:
+        raise ValidationFailed("an entity reference gives exactly one of id, key or name")
+    if ref.get("kind") is not None and "name" not in given:
+        raise ValidationFailed("kind goes with a name", field="kind")
+    return given

@@ -7,8 +7,11 @@ import pytest
 from graph.commands.merge import MergeInput, merge_entities, unmerge_entities
 from graph.domain.actor import Actor
 from graph.domain.errors import NotFound, ValidationFailed
+from graph.meaning.embeddings import Embedder
+from graph.memory import Memory
 from graph.reads.resources import get_entity
 from graph.store.db import Graph
+from graph.store.settings import Settings
 from tests.story import Story, day, new_story
 
 
@@ -127,3 +130,42 @@ async def test_an_entity_cannot_be_merged_into_itself_or_chained(story: Story) -
         await merge_entities(
             story.graph, story.space, merge("c", "a"), actor=Actor.operator("test")
         )
+
+
+async def test_related_from_a_duplicates_id_walks_from_its_survivor_and_an_unseen_id_is_not_found(
+    story: Story, test_settings: Settings, embedder: Embedder
+) -> None:
+    robert_told = await story.entity("entity:person:robert", "Robert", at=day(0))
+    await story.entity("entity:person:bob", "Bob", at=day(0))
+    said = await story.say("Robert works at Acme")
+    await story.remember(
+        said,
+        type="fact",
+        subject={"name": "Robert"},
+        predicate="WORKS_AT",
+        object={"name": "Acme", "kind": "org"},
+        valid_from=day(1),
+    )
+    unmerged = await story.view()
+    robert = await get_entity(story.graph, unmerged, key="entity:person:robert")
+    bob = await get_entity(story.graph, unmerged, key="entity:person:bob")
+    await merge_entities(
+        story.graph,
+        story.space,
+        MergeInput(survivor={"id": robert.id}, duplicate={"id": bob.id}, reason="one man"),
+        actor=Actor.operator("test"),
+    )
+    memory = Memory(story.graph, test_settings, embedder)
+    view = await story.view()
+    from_bob = await memory.related(view, {"id": bob.id})
+    assert from_bob == await memory.related(view, {"id": robert.id})
+    assert (from_bob.start_id, [e.name for e in from_bob.entities]) == (
+        robert.id,
+        ["Robert", "Acme", "Bob"],
+    )
+
+    before_bob = await story.view(known_at=robert_told.recorded_at)
+    with pytest.raises(NotFound, match=f"no visible entity '{bob.id}'") as refused:
+        await memory.related(before_bob, {"id": bob.id})
+    assert refused.value.field == "id"
+    assert (await memory.related(before_bob, bob.id)).entities == ()

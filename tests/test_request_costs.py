@@ -154,6 +154,24 @@ async def test_related_costs_the_domain_call_and_the_view(
     assert (domain, http) == (2, 3)
 
 
+async def test_related_by_id_costs_one_query_and_the_view(
+    memory: Memory, stories: tuple[Story, Story], client: httpx.AsyncClient
+) -> None:
+    view = await read_view(memory)
+    alice = await memory.find_entity(view, {"key": "entity:person:alice"})
+    found, domain = await counted(lambda: memory.related(view, {"id": alice.id}, hops=2))
+    assert [e.name for e in found.entities] == ["Alice", "Acme", "Bob"]
+    answer = await gql(client, '{ entity(space: "alice", key: "entity:person:alice") { id } }')
+    alice_id = answer["data"]["entity"]["id"]
+    http = await cost(
+        client,
+        f'{{ related(space: "alice", entity: {{id: "{alice_id}"}}, hops: 2) '
+        "{ nodes { entity { name } distance } relations { type from { name } to { name } } } }",
+    )
+    # No lookup: the walk starts from the id, both hops and the names in that one query.
+    assert (domain, http) == (1, 2)
+
+
 async def test_explain_relation_costs_the_domain_call_and_the_view(
     memory: Memory, stories: tuple[Story, Story], client: httpx.AsyncClient
 ) -> None:

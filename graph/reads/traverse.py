@@ -84,8 +84,9 @@ WITH hops + [rows] AS hops, seen + fresh[..$first - size(seen)] AS seen,
 
 
 def _walk_query(hops: int, direction: Direction) -> LiteralString:
-    """Every hop of `related` in one query: the start (no row when the view does not show it),
-    then each hop from the frontier the one before left; the rows of each hop, in order."""
+    """Every hop of `related` in one query: the start (no row when the view does not show it;
+    a merged duplicate's survivor, as `resources.get_entity` reads an id), then each hop from the
+    frontier the one before left; the rows of each hop, in order."""
     # The collect is inside the call, so a hop that reaches nothing still yields its row.
     hop: LiteralString = (
         "CALL (frontier) {\nCALL (frontier) {\n"
@@ -95,14 +96,19 @@ def _walk_query(hops: int, direction: Direction) -> LiteralString:
         + _NEXT_FRONTIER
     )
     walk: LiteralString = (
-        "MATCH (origin:Entity {id: $id})\nWHERE "
-        + visible("origin")
+        "MATCH (given:Entity {id: $id})\nWHERE "
+        + visible("given")
+        + "\nOPTIONAL MATCH (given)-[m:MERGED_INTO]->(survivor:Entity)\nWHERE "
+        + visible("m")
+        + " AND "
+        + visible("survivor")
+        + "\nWITH coalesce(survivor, given) AS origin"
         + "\nWITH [] AS hops, [origin.id] AS seen, [origin.id] AS frontier\n"
     )
     for _ in range(hops):
         walk += hop
     # Every entity reached (and the start), named as the view names it.
-    return walk + named_entities_in("seen", "seen") + "RETURN hops, named\n"
+    return walk + named_entities_in("seen", "seen") + "RETURN seen[0] AS origin, hops, named\n"
 
 
 WALK: dict[tuple[int, Direction], LiteralString] = {
@@ -229,8 +235,9 @@ async def related(
     direction: Direction = Direction.BOTH,
     first: int = 50,
 ) -> Neighbourhood:
-    """Entities reachable from `entity_id` in `hops` visible relations, breadth first; none
-    (not even the start) when the start is not visible, each named as the view names it. One
+    """Entities reachable from `entity_id` (a merged duplicate's: from its survivor) in `hops`
+    visible relations, breadth first; none (not even the start) when the start is not visible,
+    each named as the view names it. One
     query walks every hop and names what it reached (`WALK`); each hop reads at most four times
     `first` relations, and at most `first` entities are reached."""
     types = check_related(hops, relation_types, first)
@@ -246,6 +253,7 @@ async def related(
     )
     if not walked:
         return Neighbourhood(entity_id, {}, [], False)
+    entity_id = walked[0]["origin"]
     distances = {entity_id: 0}
     relations: dict[tuple[str, str, str, str | None], Relation] = {}
     truncated = False
