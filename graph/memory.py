@@ -164,7 +164,7 @@ class Memory(MemoryAdmin):
     async def find_entity(self, view: View, ref: Mapping[str, str | None]) -> Entity:
         """The entity a reference names by exactly one of id, key or name (current in the
         view), a name perhaps with a kind."""
-        given = _reference(ref)
+        given = resources.reference(ref)
         return await resources.find_entity(
             self.graph,
             view,
@@ -224,7 +224,7 @@ class Memory(MemoryAdmin):
         traverse.check_related(hops, relation_types, first)
         # A reference by id costs no lookup of its own: the walk starts from the id (or its
         # survivor) when the view shows it, and answers nothing when it does not.
-        by_id = entity if isinstance(entity, str) else _reference(entity).get("id")
+        by_id = _given_id(entity)
         found = await traverse.related(
             self.graph,
             view,
@@ -243,6 +243,18 @@ class Memory(MemoryAdmin):
     ) -> Explanation:
         """The shortest visible paths between two entities, with evidence on every hop."""
         traverse.check_explain(max_hops, first)
+        ends = [_given_id(source), _given_id(target)]
+        if ends[0] is not None and ends[1] is not None:
+            # Two references by id cost no lookups: the paths' query starts from the ids.
+            return await traverse.explain_relation(
+                self.graph,
+                view,
+                ends[0],
+                ends[1],
+                max_hops=max_hops,
+                first=first,
+                refuse_unseen=not isinstance(source, str) or not isinstance(target, str),
+            )
         # The two lookups are independent reads: sent at once, they cost one round trip's wait.
         # The source's failure is reported before the target's, whichever answered first.
         found = await asyncio.gather(
@@ -375,12 +387,6 @@ class Memory(MemoryAdmin):
         )
 
 
-def _reference(ref: Mapping[str, str | None]) -> dict[str, str]:
-    """What an entity reference gives: exactly one of id, key or name (a kind only with a
-    name)."""
-    given = {k: v for k, v in ref.items() if v is not None and k != "kind"}
-    if len(given) != 1 or not given.keys() <= {"id", "key", "name"}:
-        raise ValidationFailed("an entity reference gives exactly one of id, key or name")
-    if ref.get("kind") is not None and "name" not in given:
-        raise ValidationFailed("kind goes with a name", field="kind")
-    return given
+def _given_id(entity: EntityRef) -> str | None:
+    """The id an entity is given by (as itself, or a reference by id); None for a key or name."""
+    return entity if isinstance(entity, str) else resources.reference(entity).get("id")

@@ -132,7 +132,7 @@ async def test_an_entity_cannot_be_merged_into_itself_or_chained(story: Story) -
         )
 
 
-async def test_related_from_a_duplicates_id_walks_from_its_survivor_and_an_unseen_id_is_not_found(
+async def test_a_walk_from_a_duplicates_id_starts_at_its_survivor_and_an_unseen_id_is_not_found(
     story: Story, test_settings: Settings, embedder: Embedder
 ) -> None:
     robert_told = await story.entity("entity:person:robert", "Robert", at=day(0))
@@ -169,3 +169,11 @@ async def test_related_from_a_duplicates_id_walks_from_its_survivor_and_an_unsee
         await memory.related(before_bob, {"id": bob.id})
     assert refused.value.field == "id"
     assert (await memory.related(before_bob, bob.id)).entities == ()
+
+    acme = await get_entity(story.graph, view, key="entity:org:acme")
+    why = await memory.explain_relation(view, {"id": bob.id}, {"id": acme.id})
+    assert [[(s.from_id, s.to_id) for s in path] for path in why.paths] == [[(robert.id, acme.id)]]
+    with pytest.raises(NotFound, match=f"no visible entity '{bob.id}'"):
+        await memory.explain_relation(before_bob, {"id": bob.id}, {"id": robert.id})
+    unseen = await memory.explain_relation(before_bob, bob.id, robert.id)
+    assert (unseen.paths, unseen.reason) == ([], f"entity {bob.id} is not visible in this view")

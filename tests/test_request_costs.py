@@ -198,6 +198,33 @@ async def test_explain_relation_costs_the_domain_call_and_the_view(
     assert (domain, http) == (3, 4)
 
 
+async def test_explain_relation_by_ids_costs_one_query_and_the_view(
+    memory: Memory, stories: tuple[Story, Story], client: httpx.AsyncClient
+) -> None:
+    view = await read_view(memory)
+    alice, bob = [
+        await memory.find_entity(view, {"key": f"entity:person:{name}"})
+        for name in ("alice", "bob")
+    ]
+    why, domain = await counted(
+        lambda: memory.explain_relation(view, {"id": alice.id}, {"id": bob.id})
+    )
+    assert [[s.relation.type for s in path] for path in why.paths] == [["WORKS_AT", "WORKS_AT"]]
+    answer = await gql(
+        client,
+        '{ a: entity(space: "alice", key: "entity:person:alice") { id } '
+        'b: entity(space: "alice", key: "entity:person:bob") { id } }',
+    )
+    ids = (answer["data"]["a"]["id"], answer["data"]["b"]["id"])
+    http = await cost(
+        client,
+        f'{{ explainRelation(space: "alice", from: {{id: "{ids[0]}"}}, to: {{id: "{ids[1]}"}}) '
+        "{ paths { steps { from { name } to { name } claim { key } evidence { text } } } } }",
+    )
+    # No lookups: the paths, their claims with evidence and their entities in one query.
+    assert (domain, http) == (1, 2)
+
+
 async def test_search_costs_the_domain_call_its_evidence_and_the_view(
     memory: Memory, stories: tuple[Story, Story], client: httpx.AsyncClient
 ) -> None:

@@ -10,10 +10,11 @@ Every query here filters every node and relationship it returns with `visible()`
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, LiteralString
 
 from graph.domain import memory_types as mt
-from graph.domain.errors import AmbiguousSubject, NotFound
+from graph.domain.errors import AmbiguousSubject, NotFound, ValidationFailed
 from graph.domain.model import Claim, Entity, EntityKind, Episode
 from graph.domain.timeutil import to_native
 from graph.reads.shown_claims import SHOWN_CLAIM_WITH_VISIBLE_EVIDENCE
@@ -244,6 +245,17 @@ async def get_entity(
             f"no visible entity {entity_id or key!r}", field="id" if entity_id else "key"
         )
     return entity_record(rows[0])
+
+
+def reference(ref: Mapping[str, str | None]) -> dict[str, str]:
+    """What an entity reference gives: exactly one of id, key or name (a kind only with a
+    name)."""
+    given = {k: v for k, v in ref.items() if v is not None and k != "kind"}
+    if len(given) != 1 or not given.keys() <= {"id", "key", "name"}:
+        raise ValidationFailed("an entity reference gives exactly one of id, key or name")
+    if ref.get("kind") is not None and "name" not in given:
+        raise ValidationFailed("kind goes with a name", field="kind")
+    return given
 
 
 async def find_entity(

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any, LiteralString
 
-from graph.domain.errors import ValidationFailed
+from graph.domain.errors import NotFound, ValidationFailed
 from graph.domain.memory_types import PREDICATE
 from graph.domain.read_records import Direction, Explanation, Neighbourhood, Relation, Step
 from graph.domain.timeutil import to_native, to_native_or_none
@@ -83,6 +83,21 @@ WITH hops + [rows] AS hops, seen + fresh[..$first - size(seen)] AS seen,
 """
 
 
+def _resolved(id_param: LiteralString, entity: LiteralString) -> LiteralString:
+    """Binds `entity` to the node of the id parameter `id_param` when the view shows it — or to
+    its survivor when it is a merged duplicate's, as `resources.get_entity` reads an id."""
+    return (
+        f"MATCH (given_{entity}:Entity {{id: {id_param}}})\nWHERE "
+        + visible(f"given_{entity}")
+        + f"\nOPTIONAL MATCH (given_{entity})-[merged_{entity}:MERGED_INTO]->"
+        + f"(survivor_{entity}:Entity)\nWHERE "
+        + visible(f"merged_{entity}")
+        + " AND "
+        + visible(f"survivor_{entity}")
+        + f"\nWITH *, coalesce(survivor_{entity}, given_{entity}) AS {entity}\n"
+    )
+
+
 def _walk_query(hops: int, direction: Direction) -> LiteralString:
     """Every hop of `related` in one query: the start (no row when the view does not show it;
     a merged duplicate's survivor, as `resources.get_entity` reads an id), then each hop from the
@@ -96,14 +111,8 @@ def _walk_query(hops: int, direction: Direction) -> LiteralString:
         + _NEXT_FRONTIER
     )
     walk: LiteralString = (
-        "MATCH (given:Entity {id: $id})\nWHERE "
-        + visible("given")
-        + "\nOPTIONAL MATCH (given)-[m:MERGED_INTO]->(survivor:Entity)\nWHERE "
-        + visible("m")
-        + " AND "
-        + visible("survivor")
-        + "\nWITH coalesce(survivor, given) AS origin"
-        + "\nWITH [] AS hops, [origin.id] AS seen, [origin.id] AS frontier\n"
+        _resolved("$id", "origin")
+        + "WITH [] AS hops, [origin.id] AS seen, [origin.id] AS frontier\n"
     )
     for _ in range(hops):
         walk += hop
@@ -134,18 +143,14 @@ def _explain_query(hops: int) -> LiteralString:
     bound: LiteralString = {1: "1", 2: "2", 3: "3", 4: "4"}[hops]
     return (
         """
-MATCH (source:Entity {id: $fromId})
-WHERE """
-        + visible("source")
-        + "\n"
+"""
+        + _resolved("$fromId", "source")
         + twins("source", "a")
-        + """
-MATCH (target:Entity {id: $toId})
-WHERE """
-        + visible("target")
-        + "\n"
+        + "\nWITH a\n"
+        + _resolved("$toId", "target")
         + twins("target", "b")
         + """
+WITH a, b WHERE a <> b
 MATCH p = allShortestPaths((a)-[rels*1.."""
         + bound
         + """]-(b))
@@ -289,8 +294,11 @@ async def explain_relation(
     *,
     max_hops: int = 3,
     first: int = 5,
+    refuse_unseen: bool = False,
 ) -> Explanation:
-    """Up to `first` shortest visible paths from one entity to another, every hop explained."""
+    """Up to `first` shortest visible paths from one entity to another (a merged duplicate's:
+    from or to its survivor), every hop explained. An end the view does not show is said in
+    the answer, or with `refuse_unseen` (the ids came as references) is `NOT_FOUND`."""
     check_explain(max_hops, first)
     if from_id == to_id:
         raise ValidationFailed("a relation is explained between two different entities")
@@ -302,6 +310,8 @@ async def explain_relation(
         # Only now is it worth asking why: an endpoint outside the view, or no short path.
         for entity_id in (from_id, to_id):
             if not await graph.read(START, **view.params(), id=entity_id):
+                if refuse_unseen:
+                    raise NotFound(f"no visible entity {entity_id!r}", field="id")
                 return Explanation([], f"entity {entity_id} is not visible in this view")
         return Explanation(
             [], f"no visible path of at most {max_hops} hops in this asOf/knownAt view"
