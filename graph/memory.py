@@ -222,20 +222,21 @@ class Memory(MemoryAdmin):
         """The visible neighbourhood of an entity, 1–4 hops: given by id (nothing when the view
         does not show it), or by a reference by id, key or name (`NOT_FOUND` when it does not)."""
         traverse.check_related(hops, relation_types, first)
-        # A reference by id costs no lookup of its own: the walk starts from the id (or its
+        # A reference by id or key costs no lookup of its own: the walk starts from it (or its
         # survivor) when the view shows it, and answers nothing when it does not.
-        by_id = _given_id(entity)
+        by, start = await self._start(view, entity)
         found = await traverse.related(
             self.graph,
             view,
-            by_id if by_id is not None else await self._entity_id(view, entity),
+            start,
             hops=hops,
             relation_types=relation_types,
             direction=direction,
             first=first,
+            by=by,
         )
-        if by_id is not None and not isinstance(entity, str) and not found.distances:
-            raise NotFound(f"no visible entity {by_id!r}", field="id")
+        if not isinstance(entity, str) and not found.distances:
+            raise NotFound(f"no visible entity {start!r}", field=by)
         return found
 
     async def explain_relation(
@@ -243,30 +244,30 @@ class Memory(MemoryAdmin):
     ) -> Explanation:
         """The shortest visible paths between two entities, with evidence on every hop."""
         traverse.check_explain(max_hops, first)
-        ends = [_given_id(source), _given_id(target)]
-        if ends[0] is not None and ends[1] is not None:
-            # Two references by id cost no lookups: the paths' query starts from the ids.
-            return await traverse.explain_relation(
-                self.graph,
-                view,
-                ends[0],
-                ends[1],
-                max_hops=max_hops,
-                first=first,
-                refuse_unseen=not isinstance(source, str) or not isinstance(target, str),
-            )
-        # The two lookups are independent reads: sent at once, they cost one round trip's wait.
-        # The source's failure is reported before the target's, whichever answered first.
-        found = await asyncio.gather(
-            self._entity_id(view, source), self._entity_id(view, target), return_exceptions=True
-        )
-        for outcome in found:
-            if isinstance(outcome, BaseException):
-                raise outcome
-        from_id, to_id = (str(outcome) for outcome in found)
+        # Ids and keys cost no lookups (the paths' query starts from them); names are looked up,
+        # both at once, the source's failure reported first whichever answered first.
+        ends: list[tuple[traverse.By, str]] = []
+        for end in await asyncio.gather(
+            self._start(view, source), self._start(view, target), return_exceptions=True
+        ):
+            if isinstance(end, BaseException):
+                raise end
+            ends.append(end)
+        [(from_by, from_start), (to_by, to_start)] = ends
         return await traverse.explain_relation(
-            self.graph, view, from_id, to_id, max_hops=max_hops, first=first
+            self.graph,
+            view,
+            from_start,
+            to_start,
+            max_hops=max_hops,
+            first=first,
+            by=(from_by, to_by),
+            refuse_unseen=not isinstance(source, str) or not isinstance(target, str),
         )
+
+    async def _start(self, view: View, entity: EntityRef) -> tuple[traverse.By, str]:
+        """Where a walk starts: an id or key as given, a name looked up."""
+        return _given(entity) or ("id", await self._entity_id(view, entity))
 
     async def _entity_id(self, view: View, entity: EntityRef) -> str:
         return entity if isinstance(entity, str) else (await self.find_entity(view, entity)).id
@@ -387,6 +388,12 @@ class Memory(MemoryAdmin):
         )
 
 
-def _given_id(entity: EntityRef) -> str | None:
-    """The id an entity is given by (as itself, or a reference by id); None for a key or name."""
-    return entity if isinstance(entity, str) else resources.reference(entity).get("id")
+def _given(entity: EntityRef) -> tuple[traverse.By, str] | None:
+    """How an entity is given when no lookup is needed: by id (itself, or a reference by id) or
+    by key; None for a name."""
+    if isinstance(entity, str):
+        return "id", entity
+    given = resources.reference(entity)
+    if "id" in given:
+        return "id", given["id"]
+    return ("key", given["key"]) if "key" in given else None

@@ -150,8 +150,8 @@ async def test_related_costs_the_domain_call_and_the_view(
         '{ related(space: "alice", entity: {key: "entity:person:alice"}, hops: 2) '
         "{ nodes { entity { name } distance } relations { type from { name } to { name } } } }",
     )
-    # The reference's lookup, then one query that walks both hops and names what it reached.
-    assert (domain, http) == (2, 3)
+    # No lookup: one query finds the key's entity, walks both hops and names what it reached.
+    assert (domain, http) == (1, 2)
 
 
 async def test_related_by_id_costs_one_query_and_the_view(
@@ -175,7 +175,7 @@ async def test_related_by_id_costs_one_query_and_the_view(
 async def test_explain_relation_costs_the_domain_call_and_the_view(
     memory: Memory, stories: tuple[Story, Story], client: httpx.AsyncClient
 ) -> None:
-    """The two references, then one query for the paths, their claims with evidence and their
+    """One query finds both keys' entities, the paths, their claims with evidence and their
     entities (named as the view names them, so GraphQL asks for no names of its own)."""
     view = await read_view(memory)
 
@@ -195,7 +195,19 @@ async def test_explain_relation_costs_the_domain_call_and_the_view(
         'to: {key: "entity:person:bob"}) { paths { steps { from { name } to { name } '
         "claim { key } evidence { text } } } } }",
     )
-    assert (domain, http) == (3, 4)
+    assert (domain, http) == (1, 2)
+
+
+async def test_explain_relation_by_names_costs_their_lookups_too(
+    memory: Memory, stories: tuple[Story, Story]
+) -> None:
+    view = await read_view(memory)
+    why, domain = await counted(
+        lambda: memory.explain_relation(view, {"name": "alice"}, {"key": "entity:person:bob"})
+    )
+    assert why.paths
+    # The name's two lookups (the view's names, then names borne before), then the paths.
+    assert domain == 3
 
 
 async def test_explain_relation_by_ids_costs_one_query_and_the_view(

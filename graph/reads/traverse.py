@@ -12,7 +12,7 @@ visible `MERGED_INTO` relationships are traversed too, as steps without a claim.
 
 from __future__ import annotations
 
-from typing import Any, LiteralString
+from typing import Any, Literal, LiteralString
 
 from graph.domain.errors import NotFound, ValidationFailed
 from graph.domain.memory_types import PREDICATE
@@ -34,6 +34,10 @@ MAX_HOPS = 4
 MAX_RELATED = 500
 MAX_PATHS = 10
 MERGED_INTO = "MERGED_INTO"
+
+By = Literal["id", "key"]
+"""How a walk or a path names where it starts: an entity's id, or its key."""
+BY: tuple[By, ...] = ("id", "key")
 
 RELATION_PROJECTION: LiteralString = """r {.claimId, .claimKey, .status, .confidence, .reason,
   validFrom: toString(rHeldFrom), validTo: toString(rHeldTo),
@@ -83,25 +87,34 @@ WITH hops + [rows] AS hops, seen + fresh[..$first - size(seen)] AS seen,
 """
 
 
-def _resolved(id_param: LiteralString, entity: LiteralString) -> LiteralString:
-    """Binds `entity` to the node of the id parameter `id_param` when the view shows it — or to
-    its survivor when it is a merged duplicate's, as `resources.get_entity` reads an id."""
+def _resolved(by: By, param: LiteralString, entity: LiteralString) -> LiteralString:
+    """Binds `entity` to the entity the parameter `param` names by id or key (`by`) when the view
+    shows it (by key: its node at the lowest tier the view shows, first recorded) — or to its
+    survivor when it is a merged duplicate, as `resources.get_entity` reads a reference."""
+    given: LiteralString = "given_" + entity
+    if by == "id":
+        start: LiteralString = f"MATCH ({given}:Entity {{id: {param}}})\nWHERE " + visible(given)
+    else:
+        start = (
+            f"CALL () {{\nMATCH (keyed:Entity {{spaceId: $spaceId, key: {param}}})\nWHERE "
+            + visible("keyed")
+            + f"\nRETURN keyed AS {given} ORDER BY keyed.privacy, keyed.recordedAt LIMIT 1\n}}"
+        )
     return (
-        f"MATCH (given_{entity}:Entity {{id: {id_param}}})\nWHERE "
-        + visible(f"given_{entity}")
-        + f"\nOPTIONAL MATCH (given_{entity})-[merged_{entity}:MERGED_INTO]->"
+        start
+        + f"\nOPTIONAL MATCH ({given})-[merged_{entity}:MERGED_INTO]->"
         + f"(survivor_{entity}:Entity)\nWHERE "
         + visible(f"merged_{entity}")
         + " AND "
         + visible(f"survivor_{entity}")
-        + f"\nWITH *, coalesce(survivor_{entity}, given_{entity}) AS {entity}\n"
+        + f"\nWITH *, coalesce(survivor_{entity}, {given}) AS {entity}\n"
     )
 
 
-def _walk_query(hops: int, direction: Direction) -> LiteralString:
-    """Every hop of `related` in one query: the start (no row when the view does not show it;
-    a merged duplicate's survivor, as `resources.get_entity` reads an id), then each hop from the
-    frontier the one before left; the rows of each hop, in order."""
+def _walk_query(hops: int, direction: Direction, by: By) -> LiteralString:
+    """Every hop of `related` in one query: the start by id or key (no row when the view does not
+    show it; a merged duplicate's survivor), then each hop from the frontier the one before
+    left; the rows of each hop, in order."""
     # The collect is inside the call, so a hop that reaches nothing still yields its row.
     hop: LiteralString = (
         "CALL (frontier) {\nCALL (frontier) {\n"
@@ -111,7 +124,7 @@ def _walk_query(hops: int, direction: Direction) -> LiteralString:
         + _NEXT_FRONTIER
     )
     walk: LiteralString = (
-        _resolved("$id", "origin")
+        _resolved(by, "$start", "origin")
         + "WITH [] AS hops, [origin.id] AS seen, [origin.id] AS frontier\n"
     )
     for _ in range(hops):
@@ -120,34 +133,32 @@ def _walk_query(hops: int, direction: Direction) -> LiteralString:
     return walk + named_entities_in("seen", "seen") + "RETURN seen[0] AS origin, hops, named\n"
 
 
-WALK: dict[tuple[int, Direction], LiteralString] = {
-    (hops, direction): _walk_query(hops, direction)
+WALK: dict[tuple[int, Direction, By], LiteralString] = {
+    (hops, direction, by): _walk_query(hops, direction, by)
     for hops in range(1, MAX_HOPS + 1)
     for direction in Direction
+    for by in BY
 }
 
-START: LiteralString = (
-    """
-MATCH (e:Entity {id: $id})
-WHERE """
+START: dict[By, LiteralString] = {
+    "id": "MATCH (e:Entity {id: $start})\nWHERE " + visible("e") + "\nRETURN e.id AS id\n",
+    "key": "MATCH (e:Entity {spaceId: $spaceId, key: $start})\nWHERE "
     + visible("e")
-    + """
-RETURN e.id AS id
-"""
-)
+    + "\nRETURN e.id AS id LIMIT 1\n",
+}
 """Whether the view shows an entity (`explain_relation` asks when it found no path)."""
 
 
-def _explain_query(hops: int) -> LiteralString:
+def _explain_query(hops: int, from_by: By, to_by: By) -> LiteralString:
     # Variable-length bounds cannot be parameters; `hops` is one of 1..4 from this module.
     bound: LiteralString = {1: "1", 2: "2", 3: "3", 4: "4"}[hops]
     return (
         """
 """
-        + _resolved("$fromId", "source")
+        + _resolved(from_by, "$fromStart", "source")
         + twins("source", "a")
         + "\nWITH a\n"
-        + _resolved("$toId", "target")
+        + _resolved(to_by, "$toStart", "target")
         + twins("target", "b")
         + """
 WITH a, b WHERE a <> b
@@ -184,7 +195,12 @@ WITH collect({nodes: [x IN nodes(p) | x.id], steps: steps}) AS paths
     )
 
 
-EXPLAIN: dict[int, LiteralString] = {hops: _explain_query(hops) for hops in range(1, MAX_HOPS + 1)}
+EXPLAIN: dict[tuple[int, By, By], LiteralString] = {
+    (hops, from_by, to_by): _explain_query(hops, from_by, to_by)
+    for hops in range(1, MAX_HOPS + 1)
+    for from_by in BY
+    for to_by in BY
+}
 
 
 def _relation(row: dict[str, Any]) -> Relation:
@@ -239,18 +255,19 @@ async def related(
     relation_types: list[str] | None = None,
     direction: Direction = Direction.BOTH,
     first: int = 50,
+    by: By = "id",
 ) -> Neighbourhood:
-    """Entities reachable from `entity_id` (a merged duplicate's: from its survivor) in `hops`
-    visible relations, breadth first; none (not even the start) when the start is not visible,
-    each named as the view names it. One
+    """Entities reachable from the entity `entity_id` names (an id, or with `by="key"` a key; a
+    merged duplicate's: from its survivor) in `hops` visible relations, breadth first; none (not
+    even the start) when the start is not visible, each named as the view names it. One
     query walks every hop and names what it reached (`WALK`); each hop reads at most four times
     `first` relations, and at most `first` entities are reached."""
     types = check_related(hops, relation_types, first)
     relation_bound = first * 4
     walked = await graph.read(
-        WALK[(hops, direction)],
+        WALK[(hops, direction, by)],
         **view.params(),
-        id=entity_id,
+        start=entity_id,
         types=types,
         limit=relation_bound + 1,
         bound=relation_bound,
@@ -294,24 +311,26 @@ async def explain_relation(
     *,
     max_hops: int = 3,
     first: int = 5,
+    by: tuple[By, By] = ("id", "id"),
     refuse_unseen: bool = False,
 ) -> Explanation:
-    """Up to `first` shortest visible paths from one entity to another (a merged duplicate's:
-    from or to its survivor), every hop explained. An end the view does not show is said in
-    the answer, or with `refuse_unseen` (the ids came as references) is `NOT_FOUND`."""
+    """Up to `first` shortest visible paths from one entity to another, each given by id or key
+    (`by`; a merged duplicate's: from or to its survivor), every hop explained. An end the view
+    does not show is said in the answer, or with `refuse_unseen` (the ends came as references)
+    is `NOT_FOUND`."""
     check_explain(max_hops, first)
-    if from_id == to_id:
+    if (by[0], from_id) == (by[1], to_id):
         raise ValidationFailed("a relation is explained between two different entities")
     [found] = await graph.read(
-        EXPLAIN[max_hops], **view.params(), fromId=from_id, toId=to_id, first=first
+        EXPLAIN[(max_hops, *by)], **view.params(), fromStart=from_id, toStart=to_id, first=first
     )
     rows = found["paths"]
     if not rows:
         # Only now is it worth asking why: an endpoint outside the view, or no short path.
-        for entity_id in (from_id, to_id):
-            if not await graph.read(START, **view.params(), id=entity_id):
+        for end, entity_id in zip(by, (from_id, to_id), strict=True):
+            if not await graph.read(START[end], **view.params(), start=entity_id):
                 if refuse_unseen:
-                    raise NotFound(f"no visible entity {entity_id!r}", field="id")
+                    raise NotFound(f"no visible entity {entity_id!r}", field=end)
                 return Explanation([], f"entity {entity_id} is not visible in this view")
         return Explanation(
             [], f"no visible path of at most {max_hops} hops in this asOf/knownAt view"
