@@ -246,7 +246,7 @@ class Memory(MemoryAdmin):
         traverse.check_explain(max_hops, first)
         # Ids and keys cost no lookups (the paths' query starts from them); names are looked up,
         # both at once, the source's failure reported first whichever answered first.
-        ends: list[tuple[traverse.By, str]] = []
+        ends: list[tuple[resources.By, str]] = []
         for end in await asyncio.gather(
             self._start(view, source), self._start(view, target), return_exceptions=True
         ):
@@ -265,9 +265,19 @@ class Memory(MemoryAdmin):
             refuse_unseen=not isinstance(source, str) or not isinstance(target, str),
         )
 
-    async def _start(self, view: View, entity: EntityRef) -> tuple[traverse.By, str]:
-        """Where a walk starts: an id or key as given, a name looked up."""
-        return _given(entity) or ("id", await self._entity_id(view, entity))
+    async def _start(self, view: View, entity: EntityRef) -> tuple[resources.By, str]:
+        """Where a walk or a path starts: an id or key as given (the query finds it), a name
+        looked up first."""
+        if isinstance(entity, str):
+            return "id", entity
+        given = resources.reference(entity)
+        if "name" not in given:
+            by: resources.By = "id" if "id" in given else "key"
+            return by, given[by]
+        named = await resources.find_entity(
+            self.graph, view, name=given["name"], kind=entity.get("kind")
+        )
+        return "id", named.id
 
     async def _entity_id(self, view: View, entity: EntityRef) -> str:
         return entity if isinstance(entity, str) else (await self.find_entity(view, entity)).id
@@ -386,14 +396,3 @@ class Memory(MemoryAdmin):
         return await forgetting.forget(
             self.graph, space, forgetting_input, actor=actor, blob_root=self.settings.blobs
         )
-
-
-def _given(entity: EntityRef) -> tuple[traverse.By, str] | None:
-    """How an entity is given when no lookup is needed: by id (itself, or a reference by id) or
-    by key; None for a name."""
-    if isinstance(entity, str):
-        return "id", entity
-    given = resources.reference(entity)
-    if "id" in given:
-        return "id", given["id"]
-    return ("key", given["key"]) if "key" in given else None

@@ -59,8 +59,8 @@ class EngramSchema(strawberry.Schema):
     A resolver raises the domain's `EngramError` as it is: here its code and field go into the
     error's `extensions`, one place for every query field. Strawberry logs every error with its
     traceback; a `NOT_FOUND` or a bad variable is an answer, not a fault, and one line is all an
-    operator needs. Neo4j being unavailable is
-    noted on the request, so the HTTP view answers 503 instead of a masked error."""
+    operator needs. Neo4j being unavailable is noted on the request, so the HTTP view answers 503
+    instead of a masked error."""
 
     def process_errors(
         self, errors: list[GraphQLError], execution_context: ExecutionContext | None = None

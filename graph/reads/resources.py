@@ -11,7 +11,7 @@ Every query here filters every node and relationship it returns with `visible()`
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, LiteralString
+from typing import Any, Literal, LiteralString
 
 from graph.domain import memory_types as mt
 from graph.domain.errors import AmbiguousSubject, NotFound, ValidationFailed
@@ -61,19 +61,38 @@ ORDER BY claim.revision
 """
 )
 
+By = Literal["id", "key"]
+"""How a reference names an entity without a lookup of its name: by id, or by key."""
+
+
+def resolved_entity(by: By, param: LiteralString, entity: LiteralString) -> LiteralString:
+    """Binds `entity` to the entity the parameter `param` names by id or key (`by`) when the view
+    shows it — by key, the key's node at the lowest tier the view shows, first recorded (a key
+    named at several tiers has a node at each) — or to its survivor when it is a merged
+    duplicate; no row when the view does not show it. Every read of an entity by id or key
+    starts so (`ENTITY_BY_ID`, `ENTITY_BY_KEY`, the walks and paths of `traverse`)."""
+    given: LiteralString = "given_" + entity
+    if by == "id":
+        start: LiteralString = f"MATCH ({given}:Entity {{id: {param}}})\nWHERE " + visible(given)
+    else:
+        start = (
+            f"CALL () {{\nMATCH (keyed:Entity {{spaceId: $spaceId, key: {param}}})\nWHERE "
+            + visible("keyed")
+            + f"\nRETURN keyed AS {given} ORDER BY keyed.privacy, keyed.recordedAt LIMIT 1\n}}"
+        )
+    return (
+        start
+        + f"\nOPTIONAL MATCH ({given})-[merged_{entity}:MERGED_INTO]->"
+        + f"(survivor_{entity}:Entity)\nWHERE "
+        + visible(f"merged_{entity}")
+        + " AND "
+        + visible(f"survivor_{entity}")
+        + f"\nWITH *, coalesce(survivor_{entity}, {given}) AS {entity}\n"
+    )
+
+
 _ENTITY_VIEW: LiteralString = (
-    """
-WHERE """
-    + visible("e")
-    + """
-OPTIONAL MATCH (e)-[m:MERGED_INTO]->(survivor:Entity)
-WHERE """
-    + visible("m")
-    + " AND "
-    + visible("survivor")
-    + """
-WITH coalesce(survivor, e) AS entity
-OPTIONAL MATCH (c:Claim {spaceId: $spaceId, key: entity.key})
+    """OPTIONAL MATCH (c:Claim {spaceId: $spaceId, key: entity.key})
 WHERE """
     + holds("c")
     + """ AND c.status IN ['active', 'disputed']
@@ -91,7 +110,7 @@ RETURN entity {.id, .spaceId, .key, .kind, .canonical, recordedAt: toString(enti
 """
 )
 
-ENTITY_BY_ID: LiteralString = "MATCH (e:Entity {id: $id})" + _ENTITY_VIEW
+ENTITY_BY_ID: LiteralString = resolved_entity("id", "$id", "entity") + _ENTITY_VIEW
 
 NAMED_ENTITIES: LiteralString = (
     """
@@ -135,18 +154,7 @@ def named_entities_in(ids: LiteralString, scope: LiteralString) -> LiteralString
 
 # An entity key asserted at several tiers has one entity node per tier (a writer never meets a
 # node above its tier, so it creates its own); a reader that sees several reads the lowest.
-ENTITY_BY_KEY: LiteralString = (
-    """
-CALL () {
-  MATCH (e:Entity {spaceId: $spaceId, key: $key})
-  WHERE """
-    + visible("e")
-    + """
-  RETURN e ORDER BY e.privacy, e.recordedAt LIMIT 1
-}
-WITH e"""
-    + _ENTITY_VIEW
-)
+ENTITY_BY_KEY: LiteralString = resolved_entity("key", "$key", "entity") + _ENTITY_VIEW
 
 
 EPISODE: LiteralString = (

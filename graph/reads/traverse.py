@@ -12,14 +12,14 @@ visible `MERGED_INTO` relationships are traversed too, as steps without a claim.
 
 from __future__ import annotations
 
-from typing import Any, Literal, LiteralString
+from typing import Any, LiteralString
 
 from graph.domain.errors import NotFound, ValidationFailed
 from graph.domain.memory_types import PREDICATE
 from graph.domain.read_records import Direction, Explanation, Neighbourhood, Relation, Step
 from graph.domain.timeutil import to_native, to_native_or_none
 from graph.reads.listing import CLAIM_OF_ID_WITH_EVIDENCE, claims_and_evidence
-from graph.reads.resources import entity_record, named_entities_in
+from graph.reads.resources import By, entity_record, named_entities_in, resolved_entity
 from graph.reads.visibility import (
     View,
     held_bounds,
@@ -35,9 +35,8 @@ MAX_RELATED = 500
 MAX_PATHS = 10
 MERGED_INTO = "MERGED_INTO"
 
-By = Literal["id", "key"]
-"""How a walk or a path names where it starts: an entity's id, or its key."""
 BY: tuple[By, ...] = ("id", "key")
+"""The two ways a walk or a path is given where it starts (`resources.By`)."""
 
 RELATION_PROJECTION: LiteralString = """r {.claimId, .claimKey, .status, .confidence, .reason,
   validFrom: toString(rHeldFrom), validTo: toString(rHeldTo),
@@ -87,30 +86,6 @@ WITH hops + [rows] AS hops, seen + fresh[..$first - size(seen)] AS seen,
 """
 
 
-def _resolved(by: By, param: LiteralString, entity: LiteralString) -> LiteralString:
-    """Binds `entity` to the entity the parameter `param` names by id or key (`by`) when the view
-    shows it (by key: its node at the lowest tier the view shows, first recorded) — or to its
-    survivor when it is a merged duplicate, as `resources.get_entity` reads a reference."""
-    given: LiteralString = "given_" + entity
-    if by == "id":
-        start: LiteralString = f"MATCH ({given}:Entity {{id: {param}}})\nWHERE " + visible(given)
-    else:
-        start = (
-            f"CALL () {{\nMATCH (keyed:Entity {{spaceId: $spaceId, key: {param}}})\nWHERE "
-            + visible("keyed")
-            + f"\nRETURN keyed AS {given} ORDER BY keyed.privacy, keyed.recordedAt LIMIT 1\n}}"
-        )
-    return (
-        start
-        + f"\nOPTIONAL MATCH ({given})-[merged_{entity}:MERGED_INTO]->"
-        + f"(survivor_{entity}:Entity)\nWHERE "
-        + visible(f"merged_{entity}")
-        + " AND "
-        + visible(f"survivor_{entity}")
-        + f"\nWITH *, coalesce(survivor_{entity}, {given}) AS {entity}\n"
-    )
-
-
 def _walk_query(hops: int, direction: Direction, by: By) -> LiteralString:
     """Every hop of `related` in one query: the start by id or key (no row when the view does not
     show it; a merged duplicate's survivor), then each hop from the frontier the one before
@@ -124,7 +99,7 @@ def _walk_query(hops: int, direction: Direction, by: By) -> LiteralString:
         + _NEXT_FRONTIER
     )
     walk: LiteralString = (
-        _resolved(by, "$start", "origin")
+        resolved_entity(by, "$start", "origin")
         + "WITH [] AS hops, [origin.id] AS seen, [origin.id] AS frontier\n"
     )
     for _ in range(hops):
@@ -141,10 +116,7 @@ WALK: dict[tuple[int, Direction, By], LiteralString] = {
 }
 
 START: dict[By, LiteralString] = {
-    "id": "MATCH (e:Entity {id: $start})\nWHERE " + visible("e") + "\nRETURN e.id AS id\n",
-    "key": "MATCH (e:Entity {spaceId: $spaceId, key: $start})\nWHERE "
-    + visible("e")
-    + "\nRETURN e.id AS id LIMIT 1\n",
+    by: resolved_entity(by, "$start", "e") + "RETURN e.id AS id\n" for by in BY
 }
 """Whether the view shows an entity (`explain_relation` asks when it found no path)."""
 
@@ -155,10 +127,10 @@ def _explain_query(hops: int, from_by: By, to_by: By) -> LiteralString:
     return (
         """
 """
-        + _resolved(from_by, "$fromStart", "source")
+        + resolved_entity(from_by, "$fromStart", "source")
         + twins("source", "a")
         + "\nWITH a\n"
-        + _resolved(to_by, "$toStart", "target")
+        + resolved_entity(to_by, "$toStart", "target")
         + twins("target", "b")
         + """
 WITH a, b WHERE a <> b
