@@ -28,7 +28,7 @@ from graph.store.migrate import migrate
 from graph.store.settings import Settings
 from tests.http import running
 from tests.run_order import by_length
-from tests.support import QUICK_NEO4J_CONFIG, QUICK_NEO4J_JVM, delete_all_data
+from tests.support import QUICK_NEO4J_CONFIG, SHORT_LIVED_NEO4J_JVM, delete_all_data
 
 # Property tests: fixed seed and ≥ 200 examples in CI; `HYPOTHESIS_PROFILE=deep` for more.
 settings.register_profile(
@@ -68,7 +68,6 @@ def test_settings() -> Iterator[Settings]:
         data_dir=data_dir,
         dev=True,
         embed_interval=0,
-        neo4j_jvm_options=QUICK_NEO4J_JVM,
         neo4j_config=QUICK_NEO4J_CONFIG,
     )
 
@@ -106,7 +105,9 @@ async def graph(neo4j_target: Neo4jTarget) -> AsyncIterator[Graph]:
 def restore_target(test_settings: Settings) -> Iterator[Neo4jTarget]:
     """A second, isolated local Neo4j that restores go into (started on first use)."""
     home = Path(tempfile.mkdtemp(prefix="engram-restore-"))
-    settings = test_settings.model_copy(update={"data_dir": home, "neo4j_uri": None})
+    settings = test_settings.model_copy(
+        update={"data_dir": home, "neo4j_uri": None, "neo4j_jvm_options": SHORT_LIVED_NEO4J_JVM}
+    )
     try:
         target = resolve_target(settings)
     except SetupError as failure:

@@ -30,10 +30,12 @@ transactions; the pure rules they store run 200–500 examples each in the fast 
 deep profile."""
 
 
-QUICK_NEO4J_JVM = "-XX:TieredStopAtLevel=1"
-"""JVM options of every Neo4j the tests start. A test's server lives minutes: in a two-worker
-run, its C2 compiler thread had used 92 s of the server's first 212 s of CPU, compiling for a
-speed-up the server did not live to use."""
+SHORT_LIVED_NEO4J_JVM = "-XX:TieredStopAtLevel=1"
+"""JVM options of a Neo4j that lives for one test or answers a few queries (the restore target,
+the servers the serve-fault and local-Neo4j tests start, `engram restore --into`): C1 only, as
+warming up C2 costs such a server more CPU than it returns. The two servers the whole run uses
+keep the JVM's default (C2): most of their CPU goes to planning Cypher (a walk of four hops takes
+1.4 s to plan, 2.5 s under C1), and the suite took 15:06 with C2 there against 20:28 with C1."""
 
 QUICK_NEO4J_CONFIG = "dbms.cypher.min_replan_interval=60s"
 """neo4j.conf settings of every Neo4j the tests start: a query's plan is kept for at least a

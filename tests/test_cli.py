@@ -15,7 +15,7 @@ import pytest
 
 from graph.store.db import Neo4jTarget
 from graph.store.settings import Settings
-from tests.support import free_port
+from tests.support import SHORT_LIVED_NEO4J_JVM, free_port
 
 ENGRAM = [sys.executable, "-c", "from api.cli.main import main; main()"]
 
@@ -28,7 +28,8 @@ def engram_env(settings: Settings, target: Neo4jTarget, **extra: str) -> dict[st
         NEO4J_PASSWORD=target.password or "",
         ENGRAM_DATA_DIR=str(settings.data_dir),
         ENGRAM_CACHE_DIR=str(settings.cache_dir),
-        ENGRAM_NEO4J_JVM_OPTIONS=settings.neo4j_jvm_options,
+        # Only `engram restore --into` starts a Neo4j here, for one restore.
+        ENGRAM_NEO4J_JVM_OPTIONS=SHORT_LIVED_NEO4J_JVM,
         ENGRAM_NEO4J_CONFIG=settings.neo4j_config,
     )
     env.update(extra)

@@ -16,12 +16,15 @@ from graph.domain.errors import SetupError
 from graph.store.local.launcher_class import launcher_arguments
 from graph.store.local.server import LocalNeo4j
 from graph.store.settings import NEO4J_VERSION, Settings
+from tests.support import SHORT_LIVED_NEO4J_JVM
 
 
 @pytest.fixture
 def own_settings(tmp_path: Path, test_settings: Settings) -> Settings:
     """A second, private data directory (the session's Neo4j keeps running meanwhile)."""
-    return test_settings.model_copy(update={"data_dir": tmp_path / "data"})
+    return test_settings.model_copy(
+        update={"data_dir": tmp_path / "data", "neo4j_jvm_options": SHORT_LIVED_NEO4J_JVM}
+    )
 
 
 def count_markers(uri: str, password: str) -> int:

@@ -22,7 +22,7 @@ from graph.store.db import resolve_target
 from graph.store.local.server import LocalNeo4j
 from graph.store.settings import Settings
 from tests.http import running
-from tests.support import free_port, wait_until_ready
+from tests.support import SHORT_LIVED_NEO4J_JVM, free_port, wait_until_ready
 from tests.test_cli import ENGRAM
 
 
@@ -30,7 +30,12 @@ from tests.test_cli import ENGRAM
 def own_settings(tmp_path: Path, test_settings: Settings) -> Iterator[Settings]:
     """A private data directory for a local Neo4j of the test's own; stopped at the end."""
     settings = test_settings.model_copy(
-        update={"data_dir": tmp_path / "data", "neo4j_uri": None, "neo4j_heap": "512m"}
+        update={
+            "data_dir": tmp_path / "data",
+            "neo4j_uri": None,
+            "neo4j_heap": "512m",
+            "neo4j_jvm_options": SHORT_LIVED_NEO4J_JVM,
+        }
     )
     yield settings
     LocalNeo4j(settings).stop()
