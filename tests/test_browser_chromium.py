@@ -14,10 +14,11 @@ import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 from selenium import webdriver
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
@@ -173,13 +174,24 @@ def _newest_frame(driver: WebDriver) -> WebElement:
 
 
 def _drawn(driver: WebDriver) -> dict[str, str]:
-    """The nodes drawn in the newest frame: caption → fill colour."""
-    _wait(
-        driver,
-        "a drawn graph",
-        lambda d: _newest_frame(d).find_elements(By.CSS_SELECTOR, "svg g.node"),
-    )
-    time.sleep(1.0)  # the force layout places the captions
+    """The nodes drawn in the newest frame: caption → fill colour, once every node drawn has its
+    caption and two looks in a row see the same (the force layout places the captions)."""
+    last: dict[str, str] = {}
+
+    def settled(d: WebDriver) -> dict[str, str] | Literal[False]:
+        nonlocal last
+        now = _captions(d)
+        done = bool(now) and "" not in now and now == last
+        last = now
+        return now if done else False
+
+    found: dict[str, str] = WebDriverWait(
+        driver, WAIT, ignored_exceptions=(StaleElementReferenceException,)
+    ).until(settled, message="waiting for a drawn graph with its captions placed")
+    return found
+
+
+def _captions(driver: WebDriver) -> dict[str, str]:
     shown = {}
     for node in _newest_frame(driver).find_elements(By.CSS_SELECTOR, "svg g.node"):
         texts = node.find_elements(By.TAG_NAME, "text")
