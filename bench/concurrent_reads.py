@@ -1,5 +1,7 @@
 """Many clients at once: GraphQL `related` (2 hops) latency while `clients` HTTP clients ask
-together, and the resident memory (RSS) of the `engram serve` process answering them.
+together, and the resident memory (RSS) of the `engram serve` process answering them; beside it,
+its floor: the raw one-query `related` (`bench.read_floors.RAW_RELATED`) asked by as many driver
+clients at once, for the same starts, in the same run.
 
 The server is a real `engram serve --dev` (uvicorn, one process, its settings as configured:
 `ENGRAM_MAX_IN_FLIGHT` requests at once, the rest wait their turn) started for the measurement on
@@ -23,8 +25,9 @@ from pathlib import Path
 from bench._support import OPERATOR
 from bench.graphql_reads import GQL_RELATED
 from bench.ingest import engram_serve
+from bench.read_floors import RAW_RELATED
 from bench.read_latency import ENTITIES, RELATED_FIRST, RELATED_HOPS
-from graph.memory import Memory
+from graph.memory import Memory, View
 
 
 @dataclass(frozen=True)
@@ -37,6 +40,19 @@ class Concurrent:
     rss_before_mb: float
     rss_peak_mb: float
     seconds: float
+    raw_ms: list[float]
+    """Every raw query's milliseconds, `clients` driver clients at once."""
+    raw_seconds: float
+
+    @property
+    def per_s(self) -> float:
+        """Answered calls per second over HTTP."""
+        return len(self.ms) / self.seconds
+
+    @property
+    def raw_per_s(self) -> float:
+        """Raw queries per second, as many driver clients at once."""
+        return len(self.raw_ms) / self.raw_seconds
 
 
 def rss_mb(pid: int) -> float:
@@ -56,7 +72,8 @@ async def measure_concurrent(
     calls: int = 20,
     seed: int = 7,
 ) -> Concurrent:
-    """`clients` concurrent clients, `calls` related queries each, against a fresh server."""
+    """`clients` concurrent clients, `calls` related queries each, against a fresh server; then
+    the raw query for the same starts, by `clients` driver clients at once."""
     view = await memory.view(OPERATOR, space)
     # Which entities there are, to draw the starts from (not timed).
     entities = [row["id"] for row in await memory.graph.read(ENTITIES, spaceId=view.space_id)]
@@ -110,7 +127,37 @@ async def measure_concurrent(
                 await sampler
         seconds = time.perf_counter() - began
         peak.append(rss_mb(served.pid))
-    return Concurrent(ms, len(refused), clients, before, max(peak), seconds)
+    raw_ms, raw_seconds = await _raw_crowd(memory, view, starts, clients)
+    return Concurrent(ms, len(refused), clients, before, max(peak), seconds, raw_ms, raw_seconds)
+
+
+async def _raw_crowd(
+    memory: Memory, view: View, starts: list[str], clients: int
+) -> tuple[list[float], float]:
+    """The floor: `RAW_RELATED` for `starts` by `clients` driver clients at once (one driver,
+    its connection pool, as many sessions as clients); each query's ms and the seconds in all."""
+    ms: list[float] = []
+
+    async def ask(entity_id: str) -> None:
+        began = time.perf_counter()
+        await memory.graph.read(
+            RAW_RELATED,
+            **view.params(),
+            id=entity_id,
+            first=RELATED_FIRST,
+            limit=4 * RELATED_FIRST,
+        )
+        ms.append(1000 * (time.perf_counter() - began))
+
+    async def client(number: int) -> None:
+        for entity_id in starts[number::clients]:
+            await ask(entity_id)
+
+    await ask(starts[0])  # as the server was warmed up
+    ms.clear()
+    began = time.perf_counter()
+    await asyncio.gather(*(client(n) for n in range(clients)))
+    return ms, time.perf_counter() - began
 
 
 def serve_env(uri: str, user: str, password: str | None, database: str) -> dict[str, str]:

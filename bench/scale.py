@@ -15,8 +15,9 @@ At each size, the existing benches' own measuring code runs `--rounds` times:
 raw one-query floor), `bench.search_latency` (search top 12 beside the raw index queries),
 `bench.write_throughput` (remember one claim per call, batched beside a raw UNWIND … CREATE),
 `bench.two_spaces` (writers of one space beside two), and `bench.concurrent_reads` (50 clients
-at once against a real `engram serve`, its RSS); once per size, `bench.beside_space` (a small
-space kept beside the big one: its meaning recall and self-recall). Latencies are medians over
+at once against a real `engram serve`, its RSS, beside 50 driver clients running the raw
+query); once per size, `bench.beside_space` (a small space kept beside the big one: its meaning
+recall and self-recall). Latencies are medians over
 rounds of each round's p50/p95; ratios are paired within a round. Results go to
 `<out>/scale.json` (sizes measured by separate runs are merged) and are rendered as
 `<out>/scale.md` and `<out>/scale.png` (`bench.scale_report`), with the machine, its load, the
@@ -279,7 +280,15 @@ async def measure_size(
     )
     loads.end("50 clients")
     ops["related_clients"] = {"p50": _p(crowd.ms, 50), "p95": _p(crowd.ms, 95), "n": len(crowd.ms)}
+    ops["related_clients_raw"] = {
+        "p50": _p(crowd.raw_ms, 50),
+        "p95": _p(crowd.raw_ms, 95),
+        "n": len(crowd.raw_ms),
+    }
     figures |= {
+        "clients_per_s": crowd.per_s,
+        "clients_raw_per_s": crowd.raw_per_s,
+        "clients_vs_raw": crowd.per_s / crowd.raw_per_s,
         "clients": crowd.clients,
         "refused": crowd.refused,
         "rss_before_mb": crowd.rss_before_mb,

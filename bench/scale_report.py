@@ -26,6 +26,7 @@ OPERATIONS: tuple[tuple[str, str], ...] = (
     ("search_raw", "search — raw full-text + vector queries"),
     ("remember_single", "remember, one claim per call — in-process"),
     ("related_clients", "related — GraphQL over HTTP, 50 clients at once"),
+    ("related_clients_raw", "related — raw one-query floor, 50 driver clients at once"),
 )
 
 Record = dict[str, Any]
@@ -100,6 +101,8 @@ def _generate(record: Record, _: Record | None) -> Verdict:
 
 def _ratio(name: str, bound: float, at_least: bool) -> Callable[[Record, Record | None], Verdict]:
     def check(record: Record, _: Record | None) -> Verdict:
+        if name not in record["figures"]:
+            return "–", None  # measured before this figure was
         value = float(record["figures"][name])
         return f"{value:.2f}x", value >= bound if at_least else value <= bound
 
@@ -183,6 +186,11 @@ GOALS: tuple[tuple[str, str, Callable[[Record, Record | None], Verdict]], ...] =
     ("remember batched / raw UNWIND … CREATE", "≥ 0.8x", _ratio("batched_vs_raw", 0.8, True)),
     ("two spaces written at once / one space", "≥ 1.6x", _ratio("two_vs_one", 1.6, True)),
     ("p50 growth from the size before", "≤ 1.5x each", _growth),
+    (
+        "related, 50 clients over HTTP / the raw query, 50 driver clients (throughput)",
+        "≥ 0.7x",
+        _ratio("clients_vs_raw", 0.7, True),
+    ),
     ("API RSS under 50 clients", "≤ 500 MB", _rss),
 )
 
@@ -228,6 +236,7 @@ def markdown(results: dict[str, Any]) -> str:
         ("remember batched / raw (claims/s)", _batched),
         ("one space / two spaces (claims/s)", _spaces),
         ("API RSS before / peak, 50 clients (MiB)", _memory),
+        ("related, 50 clients at once: HTTP / raw floor (calls/s)", _clients),
         ("search self-recall@12", lambda r: f"{r['figures']['search_self_recall']:.0%}"),
         ("the small space beside: self-recall@12 / its vectors", _beside),
     )
@@ -280,6 +289,13 @@ def _memory(r: Record) -> str:
     return f"{f['rss_before_mb']:,.0f} / {f['rss_peak_mb']:,.0f}"
 
 
+def _clients(r: Record) -> str:
+    f = r["figures"]
+    if "clients_raw_per_s" not in f:
+        return "–"
+    return f"{f['clients_per_s']:,.0f} / {f['clients_raw_per_s']:,.0f}"
+
+
 def plot(results: dict[str, Any], path: Path) -> None:
     """p50 and p95 against size, one panel per operation, log-log."""
     import matplotlib
@@ -289,8 +305,11 @@ def plot(results: dict[str, Any], path: Path) -> None:
 
     sizes = list(results["sizes"].values())
     claims = [r["claims"] for r in sizes]
-    figure, axes = plt.subplots(2, 5, figsize=(20, 8), sharex=True)
-    for axis, (name, title) in zip(axes.flat, OPERATIONS, strict=True):
+    rows = math.ceil(len(OPERATIONS) / 4)
+    figure, axes = plt.subplots(rows, 4, figsize=(16, 4 * rows), sharex=True)
+    for axis in axes.flat[len(OPERATIONS) :]:
+        axis.set_visible(False)
+    for axis, (name, title) in zip(axes.flat, OPERATIONS, strict=False):
         for q, style in (("p50", "o-"), ("p95", "s--")):
             axis.plot(claims, [_op(r, name, q) for r in sizes], style, label=q)
         axis.set_title(title.replace("`", ""), fontsize=9)
