@@ -208,10 +208,10 @@ def create_app(
         memory = await Memory.open(settings, target, retry_time=settings.request_timeout / 4)
         try:
             if migrate_on_start:
-                for migration in await memory.migrate():
+                for migration in await memory.admin.migrate():
                     log.info("applied migration %s", migration.name)
             # Drain the forget outbox a crash may have left (blob files, space purges).
-            await memory.drain_purges()
+            await memory.forgetting.drain_purges()
             app.state.memory = memory
             async with mcp.running(), embedding_worker(memory, settings.embed_interval):
                 yield
@@ -224,7 +224,7 @@ def create_app(
     async def readyz(request: Request) -> Response:
         memory: Memory = request.app.state.memory
         try:
-            readiness = await memory.readiness()
+            readiness = await memory.admin.readiness()
         except SetupError as failure:
             return JSONResponse({"status": "unready", "reason": str(failure)}, status_code=503)
         except Exception as failure:
@@ -299,7 +299,7 @@ async def embedding_worker(memory: Memory, interval: float) -> AsyncIterator[Non
         every_space = True  # the first drain also promotes spaces that grew before V0014
         while True:
             try:
-                stored = await memory.embed_pending(every_space=every_space)
+                stored = await memory.admin.embed_pending(every_space=every_space)
                 failures, every_space = 0, False
                 if stored:
                     log.info("embedded %d claims", stored)

@@ -255,7 +255,7 @@ class KeyCheck:
         if not presented:
             return None
         memory: Memory = scope["app"].state.memory
-        return await memory.authenticate(presented)
+        return await memory.admin.authenticate(presented)
 
 
 def presented_key(scope: Scope) -> str | None:

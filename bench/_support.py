@@ -67,7 +67,7 @@ async def open_memory(
     closed after."""
     memory = await Memory.open(settings or get_settings(), target, embed_threads=2)
     try:
-        await memory.migrate()
+        await memory.admin.migrate()
         yield memory
     finally:
         await memory.close()
@@ -85,12 +85,12 @@ async def delete_space(memory: Memory, name: str) -> bool:
     scaffolding, removed with raw Cypher on the memory's own connection."""
     if not name.startswith(BENCH_PREFIX):
         raise ValueError(f"refusing to delete {name!r}: benchmarks only delete 'bench*' spaces")
-    spaces = [s for s in await memory.all_spaces() if s.name == name]
+    spaces = [s for s in await memory.admin.all_spaces() if s.name == name]
     if not spaces:
         return False
     space_id = spaces[0].id
     graph = memory.graph
-    await memory.drop_meaning_index(space_id)  # a big space's own vector index, if any
+    await memory.admin.drop_meaning_index(space_id)  # a big space's own vector index, if any
     async with graph.driver.session(database=graph.database) as session:
         await (await session.run(DELETE_SPACE_CONTENT, id=space_id)).consume()
         await (await session.run(DELETE_SPACE_NODE, id=space_id)).consume()
@@ -209,15 +209,15 @@ async def drain_embeddings(
     """Give every waiting claim its meaning vector (as `engram serve` would have, a big space
     its own vector index included), reporting the rate (the model and the writes together); the
     seconds it took and the vectors stored."""
-    total = await memory.count_unembedded()
+    total = await memory.admin.count_unembedded()
     if not total:
-        await memory.embed_pending(every_space=True)  # a space embedded before V0014
+        await memory.admin.embed_pending(every_space=True)  # a space embedded before V0014
         console.print("embedding outbox: empty")
         return 0.0, 0
     began = time.perf_counter()
     with progress_bar(console, disable=not show_progress) as bar:
         task = bar.add_task("embedding claims", total=total)
-        stored = await memory.embed_pending(
+        stored = await memory.admin.embed_pending(
             progress=lambda done: bar.update(task, completed=done), every_space=True
         )
     seconds = time.perf_counter() - began

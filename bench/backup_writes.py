@@ -64,9 +64,9 @@ class Writer:
 
     @classmethod
     async def start(cls, memory: Memory, space: str) -> Writer:
-        await memory.create_space(ACTOR, space, "backup_writes: the writer")
-        episode = await memory.open_episode(ACTOR, space, {"title": "edits"})
-        said = await memory.record_observation(
+        await memory.writes.create_space(ACTOR, space, "backup_writes: the writer")
+        episode = await memory.writes.open_episode(ACTOR, space, {"title": "edits"})
+        said = await memory.writes.record_observation(
             ACTOR, space, {"episode_id": episode.id, "content": "my editor changes often"}
         )
         return cls(memory, space, said.id)
@@ -81,13 +81,13 @@ class Writer:
             "evidence": [{"observation_id": self.observation_id}],
         }
         started = time.perf_counter()
-        await self.memory.remember(ACTOR, self.space, [claim])
+        await self.memory.writes.remember(ACTOR, self.space, [claim])
         return (time.perf_counter() - started) * 1000
 
 
 async def one_round(writer: Writer, idle_writes: int, archive: Path) -> Round:
     idle = [await writer.write() for _ in range(idle_writes)]
-    backing_up = asyncio.create_task(writer.memory.backup(archive))
+    backing_up = asyncio.create_task(writer.memory.admin.backup(archive))
     during: list[float] = []
     while not backing_up.done():
         during.append(await writer.write())

@@ -73,12 +73,12 @@ async def ensure_space(
 ) -> None:
     """The small space, generated once through the commands and embedded (promoted to its own
     vector index when it holds enough vectors, as `engram serve`'s worker would)."""
-    if not any(s.name == SPACE for s in await memory.all_spaces()):
+    if not any(s.name == SPACE for s in await memory.admin.all_spaces()):
         await generate(
             memory, SPACE, claims=claims, batch=500, console=console, show_progress=show_progress
         )
     await drain_embeddings(console, memory, show_progress=show_progress)
-    await memory.embed_pending()  # a promotion whose index came online late is finished here
+    await memory.admin.embed_pending()  # a promotion whose index came online late is finished here
 
 
 async def measure_beside(
@@ -92,7 +92,7 @@ async def measure_beside(
 ) -> Beside:
     """The small space's meaning recall and self-recall (see the module docstring)."""
     await ensure_space(memory, console, claims=claims, show_progress=show_progress)
-    view = await memory.view(OPERATOR, SPACE)
+    view = await memory.reads.view(OPERATOR, SPACE)
     graph = memory.graph
     rows = await graph.read(CURRENT_TEXTS, spaceId=view.space_id)
     picked = random.Random(seed).sample(rows, min(samples, len(rows)))
@@ -105,7 +105,7 @@ async def measure_beside(
         listed = {r["id"] for r in await graph.read(RAW_VECTOR, **params, nearest=FIRST_REACH)}
         if exact:
             recalls.append(len(exact & listed) / len(exact))
-        hits = await memory.search(view, row["text"])
+        hits = await memory.reads.search(view, row["text"])
         found += row["id"] in {h.claim.id for h in hits}
     [count] = await graph.read(COUNT_VECTORS, spaceId=view.space_id)
     [ready] = await graph.read(INDEX_READY, spaceId=view.space_id)

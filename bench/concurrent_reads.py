@@ -74,7 +74,7 @@ async def measure_concurrent(
 ) -> Concurrent:
     """`clients` concurrent clients, `calls` related queries each, against a fresh server; then
     the raw query for the same starts, by `clients` driver clients at once."""
-    view = await memory.view(OPERATOR, space)
+    view = await memory.reads.view(OPERATOR, space)
     # Which entities there are, to draw the starts from (not timed).
     entities = [row["id"] for row in await memory.graph.read(ENTITIES, spaceId=view.space_id)]
     rng = random.Random(seed)

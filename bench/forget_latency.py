@@ -107,7 +107,9 @@ class Runner:
 
     def forget(self, selector: dict[str, Any]) -> Callable[[], Awaitable[Call]]:
         request = {"selector": selector, "reason": "bench"}
-        return lambda: self.counted(lambda: self.memory.forget(ACTOR, self.space, request))
+        return lambda: self.counted(
+            lambda: self.memory.forgetting.forget(ACTOR, self.space, request)
+        )
 
     def raw_erase(self, claim_id: str) -> Callable[[], Awaitable[Call]]:
         async def work() -> None:
@@ -117,13 +119,13 @@ class Runner:
 
     def remember(self, item: dict[str, Any]) -> Callable[[], Awaitable[Call]]:
         async def work() -> None:
-            await self.memory.remember(ACTOR, self.space, [item])
+            await self.memory.writes.remember(ACTOR, self.space, [item])
 
         return lambda: self.counted(work)
 
     def purge(self) -> Callable[[], Awaitable[Call]]:
         async def work() -> None:
-            await self.memory.drain_purges()
+            await self.memory.forgetting.drain_purges()
 
         return lambda: self.counted(work)
 

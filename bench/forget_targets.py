@@ -112,7 +112,7 @@ async def prepare_space(
 ) -> tuple[str, str]:
     """The newest `<prefix><n>` space if it is big enough and not used up; else delete the
     old ones and generate the next."""
-    spaces = {s.name: s.id for s in await memory.all_spaces() if s.name.startswith(prefix)}
+    spaces = {s.name: s.id for s in await memory.admin.all_spaces() if s.name.startswith(prefix)}
     numbered = sorted(
         (int(name.removeprefix(prefix)), name)
         for name in spaces
@@ -138,7 +138,7 @@ async def prepare_space(
         memory, name, claims=claims, seed=seed, batch=episode_claims, console=console
     )
     console.print(f"generated in {generated.seconds:.0f} s")
-    return name, next(s.id for s in await memory.all_spaces() if s.name == name)
+    return name, next(s.id for s in await memory.admin.all_spaces() if s.name == name)
 
 
 async def pick_targets(
@@ -178,8 +178,8 @@ async def pick_targets(
     claim_ids = [by_key[key] for key in rng.sample(sorted(by_key), 2 * needed)]
 
     # One claim remembered per call, citing observations of an episode of the run's own.
-    episode = await memory.open_episode(ACTOR, space, {"title": "bench forget reference"})
-    said = await memory.record_observations(
+    episode = await memory.writes.open_episode(ACTOR, space, {"title": "bench forget reference"})
+    said = await memory.writes.record_observations(
         ACTOR,
         space,
         [

@@ -164,7 +164,7 @@ class Round:
         batches = [[self.talk.next()[1] for _ in range(size)] for _ in range(facts // size)]
         started = time.perf_counter()
         for items in batches:
-            await self.memory.remember(ACTOR, self.spaces["engine batched"], items)
+            await self.memory.writes.remember(ACTOR, self.spaces["engine batched"], items)
         return facts // size * size / (time.perf_counter() - started)
 
     async def http_single(self, calls: int) -> float:
@@ -177,7 +177,7 @@ class Round:
         space = self.spaces["engine single"]
         return await p50_ms(
             [self.talk.next()[1] for _ in range(calls)],
-            lambda item: self.memory.remember(ACTOR, space, [item]),
+            lambda item: self.memory.writes.remember(ACTOR, space, [item]),
         )
 
     async def raw_single(self, floor: Floor, calls: int) -> float:
@@ -211,13 +211,13 @@ async def run(rounds: int, batched: int, size: int, single: int) -> None:
     async with await Memory.open() as memory, engram_serve() as served:
         client = served.client
         for space in spaces.values():
-            await memory.create_space(ACTOR, space)
+            await memory.writes.create_space(ACTOR, space)
         bench = Round(client, memory, spaces)
         await bench.http_batched(size, size)  # warm up both paths and the server's caches
         await bench.engine_batched(size, size)
         for _ in range(2):  # rows for the floor to copy, in a space of its own
             facts = [bench.talk.next()[1] for _ in range(size)]
-            await memory.remember(ACTOR, spaces["raw facts"], facts)
+            await memory.writes.remember(ACTOR, spaces["raw facts"], facts)
         floor = await Floor.of(memory, spaces["raw facts"])
         try:
             for number in range(rounds):

@@ -128,13 +128,13 @@ class Runner:
 
     async def engram_related(self, view: View, entity_id: str) -> Call:
         found, queries = await counted(
-            self.memory.related(view, entity_id, hops=RELATED_HOPS, first=RELATED_FIRST)
+            self.memory.reads.related(view, entity_id, hops=RELATED_HOPS, first=RELATED_FIRST)
         )
         return Call(len(found.relations), queries)
 
     async def engram_explain(self, view: View, from_id: str, to_id: str) -> Call:
         found, queries = await counted(
-            self.memory.explain_relation(
+            self.memory.reads.explain_relation(
                 view, from_id, to_id, max_hops=EXPLAIN_HOPS, first=EXPLAIN_FIRST
             )
         )
@@ -209,7 +209,9 @@ async def pick_samples(
         while pairs < samples and tries < 50 * samples:
             tries += 1
             start = rng.choice(entities)
-            near = await memory.related(view, start, hops=EXPLAIN_HOPS, first=PAIR_SEARCH_FIRST)
+            near = await memory.reads.related(
+                view, start, hops=EXPLAIN_HOPS, first=PAIR_SEARCH_FIRST
+            )
             reached = sorted(e for e, d in near.distances.items() if d > 0)
             if not reached:
                 continue  # an entity with no visible relation at this asOf
@@ -237,7 +239,7 @@ async def measure_reads(
     times over the same samples in a new order each time; one `Timings` per round."""
     rng = random.Random(seed)
     started = time.perf_counter()
-    views = {at: await memory.view(OPERATOR, space, as_of=at) for at in as_of}
+    views = {at: await memory.reads.view(OPERATOR, space, as_of=at) for at in as_of}
     space_id = next(iter(views.values())).space_id
     entities = [row["id"] for row in await memory.graph.read(ENTITIES, spaceId=space_id)]
     console.print(

@@ -72,7 +72,7 @@ async def remembered(memory: Memory, space: str, specs: list[ClaimSpec]) -> bool
     else:
         key = fact_key(fields["subject"]["key"], fields["predicate"], fields["object"]["key"])
     try:
-        await memory.claim_history(await memory.view(ACTOR, space), key)
+        await memory.reads.claim_history(await memory.reads.view(ACTOR, space), key)
     except NotFound:
         return False
     return True
@@ -82,7 +82,7 @@ async def seal_cut(memory: Memory, space: str, episode_id: str, specs: list[Clai
     """Seal the episode of a conversation a kill cut off (perhaps sealed just before it)."""
     # Refused when it was sealed already: the conversation was then written whole.
     with contextlib.suppress(ValidationFailed):
-        await memory.seal_episode(
+        await memory.writes.seal_episode(
             ACTOR,
             space,
             {"episode_id": episode_id, "ended_at": max(s.observed_at for s in specs)},

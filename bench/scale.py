@@ -130,7 +130,7 @@ async def build(
     space = SPACE_PREFIX + label.lower()
     checkpoint = data_dir / f"{label.lower()}.json"
     figures = data_dir / f"{label.lower()}-build.json"
-    exists = any(s.name == space for s in await memory.all_spaces())
+    exists = any(s.name == space for s in await memory.admin.all_spaces())
     if not exists and checkpoint.exists():
         console.print(f"{space!r} is gone from this database: generating it anew")
         checkpoint.unlink()
@@ -338,7 +338,7 @@ async def run_scale(
         size_target = target or resolve_target(own)
         try:
             async with open_memory(own, size_target) as memory:
-                neo4j = await memory.server_info()
+                neo4j = await memory.admin.server_info()
                 built = await build(
                     memory, console, label, claims, data_dir, plan, show_progress=show_progress
                 )

@@ -119,7 +119,7 @@ async def measure_search(
     show_progress: bool = True,
 ) -> SearchTimings:
     """Every sample through every variant, interleaved (see the module docstring)."""
-    view = await memory.view(OPERATOR, space)
+    view = await memory.reads.view(OPERATOR, space)
     graph, embedder = memory.graph, memory.embedder
     rows = await graph.read(CURRENT_TEXTS, spaceId=view.space_id)
     rng = random.Random(seed)
@@ -132,7 +132,7 @@ async def measure_search(
     times: dict[str, list[float]] = {"engram": [], "embed": [], "raw": []}
     found = 0
     for _, text in queries[:20]:  # warm-up, unmeasured
-        await memory.search(view, text)
+        await memory.reads.search(view, text)
     with progress_bar(console, disable=not show_progress) as bar:
         task = bar.add_task("search samples", total=len(queries))
         for index, (claim_id, text) in enumerate(queries):
@@ -141,7 +141,7 @@ async def measure_search(
             hits: list[str] = []
 
             async def engram(text: str = text, hits: list[str] = hits) -> None:
-                found_now = await memory.search(view, text)
+                found_now = await memory.reads.search(view, text)
                 hits.extend(h.claim.id for h in found_now)
 
             async def embed(text: str = text) -> None:

@@ -31,9 +31,9 @@ ACTOR = OPERATOR
 
 
 async def observation_in(memory: Memory, space: str) -> str:
-    await memory.create_space(ACTOR, space)
-    chat = await memory.open_episode(ACTOR, space, {"title": "bench"})
-    said = await memory.record_observation(
+    await memory.writes.create_space(ACTOR, space)
+    chat = await memory.writes.open_episode(ACTOR, space, {"title": "bench"})
+    said = await memory.writes.record_observation(
         ACTOR, space, {"episode_id": chat.id, "content": "bench evidence", "role": "user"}
     )
     return said.id
@@ -41,7 +41,7 @@ async def observation_in(memory: Memory, space: str) -> str:
 
 async def writer(memory: Memory, space: str, said: str, tag: str, claims: int) -> None:
     for n in range(claims):
-        await memory.remember(
+        await memory.writes.remember(
             ACTOR,
             space,
             [

@@ -148,16 +148,18 @@ class Bench:
 async def set_up(memory: Memory, space: str, entities: int, observations: int, seed: int) -> Bench:
     """Create the space, remember its entities and record the observations claims will cite
     (none of this is timed)."""
-    created = await memory.create_space(ACTOR, space, "bench.write_throughput (deleted after)")
+    created = await memory.writes.create_space(
+        ACTOR, space, "bench.write_throughput (deleted after)"
+    )
     mix = ClaimMix(random.Random(seed), entity_counts(entities))
     bench = Bench(memory, space, created.id, mix)
-    episode = await memory.open_episode(ACTOR, space, {"title": "bench"})
+    episode = await memory.writes.open_episode(ACTOR, space, {"title": "bench"})
     specs = [mix.entity(kind, index, START) for kind, index in mix.entities()]
     total = max(observations, len(specs))
     # Spread over 2019–2026, so claims that default their valid time to it spread too.
     bench.observed_at = [START + (END - START) * (n / total) for n in range(total)]
     for start in range(0, total, SETUP_BATCH):
-        said = await memory.record_observations(
+        said = await memory.writes.record_observations(
             ACTOR,
             space,
             [
@@ -174,7 +176,7 @@ async def set_up(memory: Memory, space: str, entities: int, observations: int, s
     for start in range(0, len(specs), SETUP_BATCH):
         chunk = specs[start : start + SETUP_BATCH]
         items = [spec.remember_input(bench.observations[start + n]) for n, spec in enumerate(chunk)]
-        for claim in await memory.remember(ACTOR, space, items):
+        for claim in await memory.writes.remember(ACTOR, space, items):
             assert claim.subject_id is not None
             bench.entity_ids[claim.key] = claim.subject_id
     return bench
@@ -199,7 +201,7 @@ async def measure(
     memory, space = bench.memory, bench.space
 
     def engram_call(items: list[dict[str, Any]]) -> Callable[[], Awaitable[object]]:
-        return lambda: memory.remember(ACTOR, space, items)
+        return lambda: memory.writes.remember(ACTOR, space, items)
 
     def raw_call(rows: list[dict[str, Any]]) -> Callable[[], Awaitable[object]]:
         return lambda: memory.graph.write(RAW_CREATE, rows=rows)

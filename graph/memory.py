@@ -1,74 +1,43 @@
 """The one door into Engram's memory: every outside caller — the GraphQL resolvers, the command
-line, the MCP server, the benches — goes through `Memory`.
+line, the MCP server, the benches — goes through `Memory`, and reaches what it does by role.
 
     memory = await Memory.open(get_settings())       # graph.runtime's settings; connects
-    view = await memory.view(agent, "alice", as_of=last_year)
-    near = await memory.related(view, alice.id, hops=2)
-    [claim] = await memory.remember(agent, "alice", [{"key": "pref:ui:theme", ...}])
+    view = await memory.reads.view(agent, "alice", as_of=last_year)
+    near = await memory.reads.related(view, alice.id, hops=2)
+    [claim] = await memory.writes.remember(agent, "alice", [{"key": "pref:ui:theme", ...}])
+    await memory.forgetting.forget(agent, "alice", {"selector": {"claimId": claim.id}, ...})
     await memory.close()
 
-A `Memory` holds the connection, no caller: every command takes the explicit `Actor` (spaces,
-tier, legal grant) and every read a `View` opened for one — so what a caller may not read it can
-neither see nor change, whatever door it came in by. Inputs are domain models or plain data
-(validated, with typed errors); answers are the records of `graph.domain`.
+The roles: `reads` (views and what they show), `writes` (the commands that add and revise),
+`forgetting` (erasure, legal holds, retention) and `admin` (the store, API keys, the jobs — for
+operators only). A `Memory` holds the connection, no caller: every command takes the explicit
+`Actor` (spaces, tier, legal grant) and every read a `View` opened for one — so what a caller may
+not read it can neither see nor change, whatever door it came in by. Inputs are domain models or
+plain data (validated, with typed errors); answers are the records of `graph.domain`.
 """
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Mapping, Sequence
-from datetime import datetime
-from typing import Any, TypeVar, Unpack
+from typing import Self
 
-from pydantic import BaseModel
-
-from graph.commands import apikeys, artifacts, correct, episodes, merge, spaces
-from graph.commands import remember as remembering
+from graph.commands import apikeys
 from graph.commands.spaces import Space
-from graph.domain.actor import Actor
-from graph.domain.errors import NotFound, ValidationFailed
-from graph.domain.inputs import parse
-from graph.domain.model import (
-    Artifact,
-    Claim,
-    Entity,
-    Episode,
-    EvidenceLink,
-    Observation,
-)
-from graph.domain.read_records import (
-    DEFAULT_BUDGET,
-    DEFAULT_PAGE,
-    ChangeOptions,
-    Changes,
-    ClaimFilter,
-    ClaimPage,
-    ContextSnapshot,
-    Direction,
-    Explanation,
-    Hit,
-    MessageHit,
-    MessageOptions,
-    Neighbourhood,
-    Timeline,
-)
-from graph.domain.timeutil import utc_now
-from graph.erasure import forget as forgetting
-from graph.jobs import export as exporting
 from graph.jobs.export import ExportFormat
 from graph.jobs.restore import check_archive
 from graph.jobs.retention import parse_policies
 from graph.meaning.embeddings import Embedder
-from graph.memory_admin import MemoryAdmin, Readiness
-from graph.reads import changes, listing, resources, search, snapshot, traverse
-from graph.reads.messages import messages as recall
+from graph.memory_admin import Admin, Readiness
+from graph.memory_forgetting import Forgetting
+from graph.memory_reads import EntityRef, Reads
+from graph.memory_writes import Writes
 from graph.reads.visibility import View
 from graph.store.db import Graph, Neo4jTarget, connect, resolve_target
-from graph.store.neomodel_bridge import share_driver
+from graph.store.neomodel_bridge import release_driver, share_driver
 from graph.store.settings import Settings, get_settings
 
 __all__ = [
     "DEV_ACTOR",
+    "EntityRef",
     "ExportFormat",
     "Memory",
     "Readiness",
@@ -78,27 +47,21 @@ __all__ = [
     "parse_policies",
 ]
 
-M = TypeVar("M", bound=BaseModel)
-
 DEV_ACTOR = apikeys.DEV
 """The actor of a dev-mode server (no key asked): every space, every tier."""
 
 
-EntityRef = str | Mapping[str, str | None]
-"""An entity by id, or a reference naming exactly one of its id, key or current name."""
-
-
-def _as(model: type[M], data: M | Mapping[str, Any]) -> M:
-    return data if isinstance(data, model) else parse(model, dict(data))
-
-
-class Memory(MemoryAdmin):
-    """Engram's memory on one Neo4j: reads through views, commands as an actor."""
+class Memory:
+    """Engram's memory on one Neo4j, by role: `reads`, `writes`, `forgetting`, `admin`."""
 
     def __init__(self, graph: Graph, settings: Settings, embedder: Embedder | None = None) -> None:
         self.graph = graph
         self.settings = settings
         self.embedder = embedder or Embedder()
+        self.reads = Reads(graph, self.embedder)
+        self.writes = Writes(graph, settings)
+        self.forgetting = Forgetting(graph, settings)
+        self.admin = Admin(graph, settings, self.embedder)
 
     @classmethod
     async def open(
@@ -121,278 +84,13 @@ class Memory(MemoryAdmin):
             raise
         return cls(graph, settings, embedder or Embedder(threads=embed_threads))
 
-    async def authenticate(self, presented: str) -> Actor | None:
-        """The actor of an API key, or None when it is malformed, unknown or revoked."""
-        return await apikeys.authenticate(self.graph, presented)
+    async def close(self) -> None:
+        """Hand the driver back from neomodel and close it."""
+        await release_driver()
+        await self.graph.close()
 
-    async def view(
-        self,
-        actor: Actor,
-        space: str,
-        as_of: datetime | None = None,
-        known_at: datetime | None = None,
-    ) -> View:
-        """A view of `space` at the actor's tier; FORBIDDEN when it may not read the space."""
-        tier = actor.tier_in(space)
-        return await View.open(self.graph, space, as_of=as_of, known_at=known_at, max_privacy=tier)
+    async def __aenter__(self) -> Self:
+        return self
 
-    async def written_view(self, actor: Actor, space: str, written: Sequence[Claim]) -> View:
-        """The view a write's claims are shown in: now, at the actor's tier, known at least as
-        late as the write — built from the claims themselves, without another query."""
-        if not written:
-            return await self.view(actor, space)
-        now = utc_now()
-        return View(
-            written[0].space_id,
-            space,
-            now,
-            max(now, *(claim.recorded_at for claim in written)),
-            actor.tier_in(space),
-        )
-
-    async def spaces(self, actor: Actor) -> list[Space]:
-        """The spaces the actor may read, by name."""
-        return [s for s in await spaces.list_spaces(self.graph) if actor.sees_space(s.name)]
-
-    async def entity(
-        self, view: View, *, entity_id: str | None = None, key: str | None = None
-    ) -> Entity:
-        if (entity_id is None) == (key is None):
-            raise ValidationFailed("give exactly one of id or key", field="id")
-        return await resources.get_entity(self.graph, view, entity_id=entity_id, key=key)
-
-    async def find_entity(self, view: View, ref: Mapping[str, str | None]) -> Entity:
-        """The entity a reference names by exactly one of id, key or name (current in the
-        view), a name perhaps with a kind."""
-        given = resources.reference(ref)
-        return await resources.find_entity(
-            self.graph,
-            view,
-            entity_id=given.get("id"),
-            key=given.get("key"),
-            name=given.get("name"),
-            kind=ref.get("kind") if "name" in given else None,
-        )
-
-    async def entities(self, view: View, ids: list[str]) -> list[Entity | None]:
-        return await resources.entities_by_ids(self.graph, view, ids)
-
-    async def evidence(self, view: View, claim_ids: list[str]) -> list[list[EvidenceLink]]:
-        return await listing.evidence_of(self.graph, view, claim_ids)
-
-    async def changes(
-        self, view: View, start: datetime, end: datetime, **options: Unpack[ChangeOptions]
-    ) -> Changes:
-        """What began, ended, was corrected or forgotten in `[start, end)` (`axis`, `about`)."""
-        if options.get("about") is not None:
-            options["about"] = await self._entity_id(view, options["about"])
-        return await changes.changes(self.graph, view, start, end, **options)
-
-    async def claims(
-        self,
-        view: View,
-        claim_filter: ClaimFilter,
-        *,
-        first: int = DEFAULT_PAGE,
-        after: str | None = None,
-    ) -> ClaimPage:
-        return await listing.list_claims(self.graph, view, claim_filter, first=first, after=after)
-
-    async def claim_history(self, view: View, key: str) -> list[Claim]:
-        return await resources.claim_history(self.graph, view, key)
-
-    async def episode(self, view: View, episode_id: str) -> Episode:
-        return await resources.get_episode(self.graph, view, episode_id)
-
-    async def timeline(
-        self, view: View, start: datetime, end: datetime, *, first: int = 100
-    ) -> Timeline:
-        return await listing.timeline(self.graph, view, start, end, first=first)
-
-    async def related(
-        self,
-        view: View,
-        entity: EntityRef,
-        *,
-        hops: int = 1,
-        relation_types: list[str] | None = None,
-        direction: Direction = Direction.BOTH,
-        first: int = 50,
-    ) -> Neighbourhood:
-        """The visible neighbourhood of an entity, 1–4 hops: given by id (nothing when the view
-        does not show it), or by a reference by id, key or name (`NOT_FOUND` when it does not)."""
-        traverse.check_related(hops, relation_types, first)
-        # A reference by id or key costs no lookup of its own: the walk starts from it (or its
-        # survivor) when the view shows it, and answers nothing when it does not.
-        by, start = await self._start(view, entity)
-        found = await traverse.related(
-            self.graph,
-            view,
-            start,
-            hops=hops,
-            relation_types=relation_types,
-            direction=direction,
-            first=first,
-            by=by,
-        )
-        if not isinstance(entity, str) and not found.distances:
-            raise NotFound(f"no visible entity {start!r}", field=by)
-        return found
-
-    async def explain_relation(
-        self, view: View, source: EntityRef, target: EntityRef, *, max_hops: int = 3, first: int = 5
-    ) -> Explanation:
-        """The shortest visible paths between two entities, with evidence on every hop."""
-        traverse.check_explain(max_hops, first)
-        # Ids and keys cost no lookups (the paths' query starts from them); names are looked up,
-        # both at once, the source's failure reported first whichever answered first.
-        ends: list[tuple[resources.By, str]] = []
-        for end in await asyncio.gather(
-            self._start(view, source), self._start(view, target), return_exceptions=True
-        ):
-            if isinstance(end, BaseException):
-                raise end
-            ends.append(end)
-        [(from_by, from_start), (to_by, to_start)] = ends
-        return await traverse.explain_relation(
-            self.graph,
-            view,
-            from_start,
-            to_start,
-            max_hops=max_hops,
-            first=first,
-            by=(from_by, to_by),
-            refuse_unseen=not isinstance(source, str) or not isinstance(target, str),
-        )
-
-    async def _start(self, view: View, entity: EntityRef) -> tuple[resources.By, str]:
-        """Where a walk or a path starts: an id or key as given (the query finds it), a name
-        looked up first."""
-        if isinstance(entity, str):
-            return "id", entity
-        given = resources.reference(entity)
-        if "name" not in given:
-            by: resources.By = "id" if "id" in given else "key"
-            return by, given[by]
-        named = await resources.find_entity(
-            self.graph, view, name=given["name"], kind=entity.get("kind")
-        )
-        return "id", named.id
-
-    async def _entity_id(self, view: View, entity: EntityRef) -> str:
-        return entity if isinstance(entity, str) else (await self.find_entity(view, entity)).id
-
-    async def search(
-        self, view: View, query: str, **options: Unpack[search.SearchOptions]
-    ) -> list[Hit]:
-        return await search.search(self.graph, view, query, self.embedder, **options)
-
-    async def messages(self, view: View, **options: Unpack[MessageOptions]) -> list[MessageHit]:
-        """What was said: messages by words and meaning, in a window, by role or episode."""
-        return await recall(self.graph, view, self.embedder, **options)
-
-    async def export(self, view: View, export_format: ExportFormat) -> str:
-        """The view as JSONL in the import format, or as a Markdown document to read."""
-        return await exporting.export_space(self.graph, view, export_format)
-
-    async def context(
-        self, view: View, *, budget_bytes: int = DEFAULT_BUDGET, about: EntityRef | None = None
-    ) -> ContextSnapshot:
-        """The prompt snapshot under `budget_bytes`; with `about`, that entity's current facts."""
-        subject = None
-        if isinstance(about, str):
-            subject = await resources.get_entity(self.graph, view, entity_id=about)
-        elif about is not None:
-            subject = await self.find_entity(view, about)
-        return await snapshot.context_snapshot(
-            self.graph, view, budget_bytes=budget_bytes, about=subject
-        )
-
-    async def create_space(self, actor: Actor, name: str, description: str = "") -> Space:
-        actor.check_write(name)
-        return await spaces.create_space(self.graph, name, description, actor=actor)
-
-    async def remember(
-        self,
-        actor: Actor,
-        space: str,
-        items: Sequence[remembering.RememberInput | Mapping[str, Any]],
-        *,
-        field: str | None = None,
-    ) -> list[Claim]:
-        """Create or revise claims in one transaction: all of them or none. With `field`, an
-        item's invalid input names its place (`inputs[3].value.name`)."""
-        actor.check_write(space)
-        return await remembering.remember(self.graph, space, items, actor=actor, field=field)
-
-    async def correct(
-        self, actor: Actor, space: str, change: correct.CorrectInput | Mapping[str, Any]
-    ) -> Claim:
-        actor.check_write(space)
-        done = _as(correct.CorrectInput, change)
-        return await correct.correct(self.graph, space, done, actor=actor)
-
-    async def open_episode(
-        self,
-        actor: Actor,
-        space: str,
-        opening: episodes.OpenEpisodeInput | Mapping[str, Any] | None = None,
-    ) -> Episode:
-        actor.check_write(space)
-        request = _as(episodes.OpenEpisodeInput, opening or {})
-        return await episodes.open_episode(self.graph, space, request, actor=actor)
-
-    async def record_observation(
-        self,
-        actor: Actor,
-        space: str,
-        observation: episodes.ObservationInput | Mapping[str, Any],
-    ) -> Observation:
-        actor.check_write(space)
-        request = _as(episodes.ObservationInput, observation)
-        return await episodes.record_observation(self.graph, space, request, actor=actor)
-
-    async def record_observations(
-        self, actor: Actor, space: str, observations: Sequence[Mapping[str, Any]]
-    ) -> list[Observation]:
-        """Append observations to open episodes in one transaction (all or none), in order."""
-        actor.check_write(space)
-        requests = [_as(episodes.ObservationInput, o) for o in observations]
-        return await episodes.record_observations(self.graph, space, requests, actor=actor)
-
-    async def seal_episode(
-        self, actor: Actor, space: str, sealing: episodes.SealEpisodeInput | Mapping[str, Any]
-    ) -> Episode:
-        actor.check_write(space)
-        request = _as(episodes.SealEpisodeInput, sealing)
-        return await episodes.seal_episode(self.graph, space, request, actor=actor)
-
-    async def add_artifact(
-        self, actor: Actor, space: str, artifact: artifacts.ArtifactInput | Mapping[str, Any]
-    ) -> Artifact:
-        actor.check_write(space)
-        request = _as(artifacts.ArtifactInput, artifact)
-        return await artifacts.add_artifact(
-            self.graph, space, request, blob_root=self.settings.blobs, actor=actor
-        )
-
-    async def merge_entities(
-        self, actor: Actor, space: str, request: merge.MergeInput | Mapping[str, Any]
-    ) -> str:
-        actor.check_write(space)
-        merging = _as(merge.MergeInput, request)
-        return await merge.merge_entities(self.graph, space, merging, actor=actor)
-
-    async def unmerge_entities(self, actor: Actor, space: str, merge_id: str, reason: str) -> bool:
-        actor.check_write(space)
-        return await merge.unmerge_entities(self.graph, space, merge_id, reason, actor=actor)
-
-    async def forget(
-        self, actor: Actor, space: str, request: forgetting.ForgetInput | Mapping[str, Any]
-    ) -> forgetting.ForgetReceipt:
-        """Erase what the selector selects, in every revision; it never comes back."""
-        actor.check_write(space)
-        forgetting_input = _as(forgetting.ForgetInput, request)
-        return await forgetting.forget(
-            self.graph, space, forgetting_input, actor=actor, blob_root=self.settings.blobs
-        )
+    async def __aexit__(self, *_: object) -> None:
+        await self.close()

@@ -1,38 +1,33 @@
-"""The operator's half of the `graph.memory.Memory` door: the store (migrations, readiness, the
-purge and embedding outboxes), API keys, and the jobs — import, backup, restore, retention.
+"""What operators do — `memory.admin` of `graph.memory.Memory`: the store (migrations,
+readiness, the embedding outbox), API keys (and the actor a presented key stands for), and the
+jobs — import, backup, restore.
 
-Only the command line and the app's lifespan call these; agents reach none of them. Everything
+Only the command line and the app (its lifespan, and its key check) call these; agents reach none
+of them. Everything
 here still goes through graph/'s commands, so the jobs obey the same rules as any writer.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, LiteralString, Self
+from typing import Any, LiteralString
 
 from neo4j.exceptions import Neo4jError
 
-from graph.commands import apikeys, predicate_rules, spaces
+from graph.commands import apikeys, spaces
 from graph.domain.actor import Actor, Grant
-from graph.domain.cardinality import Cardinality
-from graph.domain.inputs import parse
-from graph.domain.model import MemoryType
-from graph.erasure import holds
-from graph.erasure.purge_outbox import purge_blobs, purge_spaces
 from graph.jobs import backup as backups
-from graph.jobs import importer, retention
+from graph.jobs import importer
 from graph.jobs import restore as restores
 from graph.meaning.embeddings import Embedder, count_pending, embed_pending
 from graph.meaning.space_indexes import drop_index
-from graph.reads.visibility import View
 from graph.store import migrate as migrations
 from graph.store.db import Graph
 from graph.store.neomodel_bridge import (
     neomodel_database,
     neomodel_driver_is,
-    release_driver,
     share_driver,
 )
 from graph.store.settings import Settings
@@ -67,47 +62,13 @@ class Readiness:
     neomodel_database: str | None
 
 
-class MemoryAdmin:
-    """The connection a `Memory` holds, and what only operators do with it."""
+class Admin:
+    """What only operators do with the memory's connection."""
 
-    def __init__(self, graph: Graph, settings: Settings, embedder: Embedder | None = None) -> None:
+    def __init__(self, graph: Graph, settings: Settings, embedder: Embedder) -> None:
         self.graph = graph
         self.settings = settings
-        self.embedder = embedder or Embedder()
-
-    async def declare_predicate(
-        self, actor: Actor, space: str, predicate: str, cardinality: Cardinality
-    ) -> predicate_rules.PredicateRule:
-        """Declare `predicate` ONE or MANY in `space` for the facts written from now on."""
-        [rule] = await self.declare_predicates(actor, space, [(predicate, cardinality)])
-        return rule
-
-    async def declare_predicates(
-        self, actor: Actor, space: str, rules: Sequence[tuple[str, Cardinality]]
-    ) -> list[predicate_rules.PredicateRule]:
-        """Declare several predicates' rules in one transaction (all or none); an administrative
-        act, for a key made with the rules grant."""
-        actor.tier_in(space)
-        actor.check_rules(space)
-        return await predicate_rules.declare_predicates(self.graph, space, rules, actor=actor)
-
-    async def predicate_rules(
-        self, view: View, *, every: bool = False
-    ) -> list[predicate_rules.PredicateRule]:
-        """The defaults, and the rules the space declared for predicates the view has facts of
-        (`every`: all of them, for a key with the rules grant)."""
-        return await predicate_rules.predicate_rules(self.graph, view, every=every)
-
-    async def close(self) -> None:
-        """Hand the driver back from neomodel and close it."""
-        await release_driver()
-        await self.graph.close()
-
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(self, *_: object) -> None:
-        await self.close()
+        self.embedder = embedder
 
     async def migrate(self) -> list[migrations.Migration]:
         """Apply pending migrations, in order; what was applied."""
@@ -136,11 +97,6 @@ class MemoryAdmin:
             info.setdefault("pagecache", "?")
         return {name: str(value) for name, value in info.items()}
 
-    async def drain_purges(self) -> None:
-        """Finish what forgets left for after their commit (blob files, forgotten spaces)."""
-        await purge_blobs(self.graph, self.settings.blobs)
-        await purge_spaces(self.graph)
-
     async def embed_pending(
         self, progress: Callable[[int], None] | None = None, *, every_space: bool = False
     ) -> int:
@@ -159,6 +115,10 @@ class MemoryAdmin:
         return await count_pending(self.graph)
 
     # -- API keys (neomodel owns them) --------------------------------------------------------
+
+    async def authenticate(self, presented: str) -> Actor | None:
+        """The actor of an API key, or None when it is malformed, unknown or revoked."""
+        return await apikeys.authenticate(self.graph, presented)
 
     async def create_key(self, name: str, grants: list[Grant]) -> apikeys.IssuedKey:
         await self._own_keys()
@@ -212,7 +172,7 @@ class MemoryAdmin:
         )
 
     async def restore(
-        self, path: Path, *, ledger: MemoryAdmin | None, progress: Phases | None = None
+        self, path: Path, *, ledger: Admin | None, progress: Phases | None = None
     ) -> restores.RestoreReport:
         """Restore an archive into this (empty) memory, replaying `ledger`'s tombstones."""
         return await restores.restore(
@@ -221,37 +181,4 @@ class MemoryAdmin:
             blob_root=self.settings.blobs,
             ledger=ledger.graph if ledger is not None else None,
             progress=progress,
-        )
-
-    async def run_retention(
-        self,
-        actor: Actor,
-        space_names: list[str],
-        *,
-        policies: dict[MemoryType, retention.Policy] | None = None,
-        dry_run: bool = False,
-    ) -> list[retention.RetentionReport]:
-        """Archive and purge per the retention policies, space by space."""
-        return await retention.run_retention_everywhere(
-            self.graph,
-            space_names,
-            blob_root=self.settings.blobs,
-            policies=policies,
-            dry_run=dry_run,
-            actor=actor,
-        )
-
-    async def set_legal_hold(
-        self, actor: Actor, space: str, hold: holds.HoldInput | Mapping[str, Any]
-    ) -> str:
-        actor.check_write(space)
-        actor.check_legal(space)
-        placed = hold if isinstance(hold, holds.HoldInput) else parse(holds.HoldInput, dict(hold))
-        return await holds.set_legal_hold(self.graph, space, placed, actor=actor)
-
-    async def release_legal_hold(self, actor: Actor, space: str, hold_id: str, reason: str) -> bool:
-        actor.check_write(space)
-        actor.check_legal(space)
-        return await holds.release_legal_hold(
-            self.graph, space, hold_id, reason=reason, actor=actor
         )

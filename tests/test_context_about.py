@@ -35,10 +35,10 @@ async def test_context_about_an_entity_carries_its_current_facts_by_name(
             valid_to=end,
         )
     memory = Memory(graph, test_settings, embedder)
-    view = await memory.view(OPERATOR, "alice", as_of=day(2))
+    view = await memory.reads.view(OPERATOR, "alice", as_of=day(2))
 
-    plain = await memory.context(view)
-    about = await memory.context(view, about={"name": "Alice"})
+    plain = await memory.reads.context(view)
+    about = await memory.reads.context(view, about={"name": "Alice"})
 
     assert plain.text.splitlines() == [
         "Profile: user name: Alice",
@@ -55,5 +55,5 @@ async def test_context_about_an_entity_carries_its_current_facts_by_name(
         "fact:person/alice:WORKS_AT",
         "pref:ui:theme",
     ]
-    tight = await memory.context(view, about={"key": "entity:person:alice"}, budget_bytes=30)
+    tight = await memory.reads.context(view, about={"key": "entity:person:alice"}, budget_bytes=30)
     assert (tight.text, tight.omitted) == ("Profile: user name: Alice", 2)

@@ -157,8 +157,8 @@ async def test_a_walk_from_a_duplicates_id_starts_at_its_survivor_and_an_unseen_
     )
     memory = Memory(story.graph, test_settings, embedder)
     view = await story.view()
-    from_bob = await memory.related(view, {"id": bob.id})
-    assert from_bob == await memory.related(view, {"id": robert.id})
+    from_bob = await memory.reads.related(view, {"id": bob.id})
+    assert from_bob == await memory.reads.related(view, {"id": robert.id})
     assert (from_bob.start_id, [e.name for e in from_bob.entities]) == (
         robert.id,
         ["Robert", "Acme", "Bob"],
@@ -166,14 +166,14 @@ async def test_a_walk_from_a_duplicates_id_starts_at_its_survivor_and_an_unseen_
 
     before_bob = await story.view(known_at=robert_told.recorded_at)
     with pytest.raises(NotFound, match=f"no visible entity '{bob.id}'") as refused:
-        await memory.related(before_bob, {"id": bob.id})
+        await memory.reads.related(before_bob, {"id": bob.id})
     assert refused.value.field == "id"
-    assert (await memory.related(before_bob, bob.id)).entities == ()
+    assert (await memory.reads.related(before_bob, bob.id)).entities == ()
 
     acme = await get_entity(story.graph, view, key="entity:org:acme")
-    why = await memory.explain_relation(view, {"id": bob.id}, {"id": acme.id})
+    why = await memory.reads.explain_relation(view, {"id": bob.id}, {"id": acme.id})
     assert [[(s.from_id, s.to_id) for s in path] for path in why.paths] == [[(robert.id, acme.id)]]
     with pytest.raises(NotFound, match=f"no visible entity '{bob.id}'"):
-        await memory.explain_relation(before_bob, {"id": bob.id}, {"id": robert.id})
-    unseen = await memory.explain_relation(before_bob, bob.id, robert.id)
+        await memory.reads.explain_relation(before_bob, {"id": bob.id}, {"id": robert.id})
+    unseen = await memory.reads.explain_relation(before_bob, bob.id, robert.id)
     assert (unseen.paths, unseen.reason) == ([], f"entity {bob.id} is not visible in this view")

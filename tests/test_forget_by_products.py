@@ -53,8 +53,8 @@ class Written:
 @pytest.fixture
 async def written(graph: Graph, test_settings: Settings, embedder: Embedder) -> Written:
     memory = Memory(graph, test_settings, embedder)
-    await memory.create_space(AGENT, "odile")
-    [job] = await memory.remember(
+    await memory.writes.create_space(AGENT, "odile")
+    [job] = await memory.writes.remember(
         AGENT,
         "odile",
         [
@@ -68,7 +68,7 @@ async def written(graph: Graph, test_settings: Settings, embedder: Embedder) -> 
             )
         ],
     )
-    await memory.remember(
+    await memory.writes.remember(
         AGENT, "odile", [fact("Odile Brandt", "person", "LIVES_IN", "Lyon", LIVES)]
     )
     return Written(memory, job.id)
@@ -76,19 +76,19 @@ async def written(graph: Graph, test_settings: Settings, embedder: Embedder) -> 
 
 async def readable(memory: Memory, text: str, tmp_path: Path) -> list[str]:
     """Where `text` (or any part of it) can still be read: each door that shows it."""
-    view = await memory.view(AGENT, "odile")
+    view = await memory.reads.view(AGENT, "odile")
     found = []
-    hits = await memory.search(view, text, include_history=True)
+    hits = await memory.reads.search(view, text, include_history=True)
     if any(text in link.text for h in hits for link in h.claim.evidence if link.text):
         found.append("search")
-    page = await memory.claims(view, ClaimFilter())
-    evidence = await memory.evidence(view, [c.id for c in page.claims])
+    page = await memory.reads.claims(view, ClaimFilter())
+    evidence = await memory.reads.evidence(view, [c.id for c in page.claims])
     if any(link.text == text for links in evidence for link in links):
         found.append("claims")
     for export_format in ExportFormat:
-        if text in await memory.export(view, export_format):
+        if text in await memory.reads.export(view, export_format):
             found.append(f"export {export_format}")
-    await memory.backup(tmp_path / "backup.zip")
+    await memory.admin.backup(tmp_path / "backup.zip")
     with zipfile.ZipFile(tmp_path / "backup.zip") as archive:
         if any(text.encode() in archive.read(name) for name in archive.namelist()):
             found.append("backup")
@@ -98,10 +98,10 @@ async def readable(memory: Memory, text: str, tmp_path: Path) -> list[str]:
 
 
 async def names(memory: Memory) -> list[str]:
-    view = await memory.view(AGENT, "odile")
-    page = await memory.claims(view, ClaimFilter())
+    view = await memory.reads.view(AGENT, "odile")
+    page = await memory.reads.claims(view, ClaimFilter())
     named = {i for c in page.claims for i in (c.subject_id, c.object_id) if i}
-    entities = await memory.entities(view, sorted(named))
+    entities = await memory.reads.entities(view, sorted(named))
     return sorted(e.name for e in entities if e is not None)
 
 
@@ -123,14 +123,16 @@ async def test_forgetting_a_fact_takes_the_message_it_alone_came_from_and_the_en
 ) -> None:
     memory = written.memory
     assert await readable(memory, JOINED, tmp_path) != []
-    receipt = await memory.forget(
+    receipt = await memory.forgetting.forget(
         AGENT, "odile", {"selector": SELECTORS[selector](written), "reason": "asked"}
     )
     assert (receipt.erased["observations"], receipt.erased["entities"]) == (1, 1)
     assert await readable(memory, JOINED, tmp_path) == []
     assert await readable(memory, "Kestrel", tmp_path) == []
     with pytest.raises(NotFound):
-        await memory.find_entity(await memory.view(AGENT, "odile"), {"name": "Kestrel Works"})
+        await memory.reads.find_entity(
+            await memory.reads.view(AGENT, "odile"), {"name": "Kestrel Works"}
+        )
     # What another fact names and cites stays, Odile's name with it (named again on LIVES).
     assert await names(memory) == ["Lyon", "Odile Brandt"]
     assert "claims" in await readable(memory, LIVES, tmp_path)
@@ -141,7 +143,7 @@ async def test_a_message_another_surviving_fact_cites_stays_and_so_does_what_it_
 ) -> None:
     memory = written.memory
     # One batch: both facts cite one observation of BOTH.
-    office, again = await memory.remember(
+    office, again = await memory.writes.remember(
         AGENT,
         "odile",
         [
@@ -156,7 +158,7 @@ async def test_a_message_another_surviving_fact_cites_stays_and_so_does_what_it_
             ),
         ],
     )
-    receipt = await memory.forget(
+    receipt = await memory.forgetting.forget(
         AGENT, "odile", {"selector": {"kind": "CLAIM", "id": again.id}, "reason": "x"}
     )
     assert receipt.erased == {
@@ -168,8 +170,8 @@ async def test_a_message_another_surviving_fact_cites_stays_and_so_does_what_it_
     }, "BOTH is still cited by the office fact, which names Kestrel Works and Lyon"
     assert "claims" in await readable(memory, BOTH, tmp_path)
     assert await names(memory) == ["Kestrel Works", "Lyon", "Odile Brandt"]
-    view = await memory.view(AGENT, "odile", as_of=datetime(2024, 6, 1, tzinfo=UTC))
-    [still] = (await memory.claims(view, ClaimFilter(predicate="WORKS_AT"))).claims
+    view = await memory.reads.view(AGENT, "odile", as_of=datetime(2024, 6, 1, tzinfo=UTC))
+    [still] = (await memory.reads.claims(view, ClaimFilter(predicate="WORKS_AT"))).claims
     assert still.id == written.job, "forgetting one told fact of a ONE key leaves the others"
     assert office.id
 
@@ -178,11 +180,11 @@ async def test_forgetting_the_message_keeps_the_fact_drawn_from_it_as_retracted(
     written: Written, tmp_path: Path
 ) -> None:
     memory = written.memory
-    view = await memory.view(AGENT, "odile")
-    [job] = (await memory.claims(view, ClaimFilter(predicate="WORKS_AT"))).claims
-    [link] = job.evidence or (await memory.evidence(view, [job.id]))[0]
+    view = await memory.reads.view(AGENT, "odile")
+    [job] = (await memory.reads.claims(view, ClaimFilter(predicate="WORKS_AT"))).claims
+    [link] = job.evidence or (await memory.reads.evidence(view, [job.id]))[0]
     assert link.observation_id is not None
-    receipt = await memory.forget(
+    receipt = await memory.forgetting.forget(
         AGENT,
         "odile",
         {"selector": {"kind": "OBSERVATION", "id": link.observation_id}, "reason": "x"},
@@ -192,6 +194,6 @@ async def test_forgetting_the_message_keeps_the_fact_drawn_from_it_as_retracted(
     assert (receipt.erased["observations"], receipt.made_inactive) == (1, 2)
     assert await readable(memory, JOINED, tmp_path) == []
     assert await names(memory) == ["Lyon", "Odile Brandt"]
-    history = await memory.claim_history(await memory.view(AGENT, "odile"), job.key)
+    history = await memory.reads.claim_history(await memory.reads.view(AGENT, "odile"), job.key)
     assert [c.status.value for c in history] == ["superseded", "retracted"]
     assert json.dumps([c.text for c in history]).count("Kestrel Works") == 2

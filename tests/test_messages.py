@@ -50,9 +50,9 @@ class Said:
 @pytest.fixture
 async def said(graph: Graph, test_settings: Settings, embedder: Embedder) -> Said:
     memory = Memory(graph, test_settings, embedder)
-    await memory.create_space(OWNER, "trips")
-    chat = await memory.open_episode(OWNER, "trips", {"title": "planning"})
-    other = await memory.open_episode(OWNER, "trips", {"title": "later"})
+    await memory.writes.create_space(OWNER, "trips")
+    chat = await memory.writes.open_episode(OWNER, "trips", {"title": "planning"})
+    other = await memory.writes.open_episode(OWNER, "trips", {"title": "later"})
     lines = {
         "lisbon": (chat.id, "We are planning a trip to Lisbon in May", "user", 3.0, 1),
         "trains": (chat.id, "I can look up trains to Lisbon for you", "assistant", 3.5, 1),
@@ -60,7 +60,7 @@ async def said(graph: Graph, test_settings: Settings, embedder: Embedder) -> Sai
         "budget": (other.id, "The trip budget is tight this year", "user", 9.0, 1),
         "passport": (other.id, "My passport for the trip expires in June", "user", 5.0, 3),
     }
-    recorded = await memory.record_observations(
+    recorded = await memory.writes.record_observations(
         OWNER,
         "trips",
         [
@@ -75,7 +75,7 @@ async def said(graph: Graph, test_settings: Settings, embedder: Embedder) -> Sai
         ],
     )
     ids = dict(zip(lines, (o.id for o in recorded), strict=True))
-    await memory.remember(
+    await memory.writes.remember(
         OWNER,
         "trips",
         [
@@ -173,7 +173,7 @@ async def test_a_forgotten_message_is_never_found_again(
     client: httpx.AsyncClient, said: Said, graph: Graph, test_settings: Settings
 ) -> None:
     memory = Memory(graph, test_settings)
-    await memory.forget(
+    await memory.forgetting.forget(
         OWNER,
         "trips",
         {"selector": {"kind": "OBSERVATION", "id": said.ids["lisbon"]}, "reason": "asked to"},

@@ -80,7 +80,7 @@ async def stories(graph: Graph) -> tuple[Story, Story]:
 
 
 async def read_view(memory: Memory) -> View:
-    return await memory.view(OPERATOR, "domain")
+    return await memory.reads.view(OPERATOR, "domain")
 
 
 async def test_a_fact_by_names_with_its_message_as_evidence_costs_four_round_trips(
@@ -102,7 +102,9 @@ async def test_a_fact_by_names_with_its_message_as_evidence_costs_four_round_tri
 
     costs = []
     for n in range(3):
-        [claim], queries = await counted(lambda n=n: memory.remember(OPERATOR, "domain", [fact(n)]))
+        [claim], queries = await counted(
+            lambda n=n: memory.writes.remember(OPERATOR, "domain", [fact(n)])
+        )
         assert claim.revision == 1 and len(claim.evidence) == 1
         costs.append(queries)
     assert costs == [6, 4, 4]
@@ -112,7 +114,7 @@ async def test_an_entity_costs_its_lookup_and_the_view(
     memory: Memory, stories: tuple[Story, Story], client: httpx.AsyncClient
 ) -> None:
     view = await read_view(memory)
-    _, domain = await counted(lambda: memory.entity(view, key="entity:person:alice"))
+    _, domain = await counted(lambda: memory.reads.entity(view, key="entity:person:alice"))
     http = await cost(client, '{ entity(space: "alice", key: "entity:person:alice") { name } }')
     assert (domain, http) == (1, 2)
 
@@ -123,10 +125,10 @@ async def test_a_claims_page_with_evidence_and_entities_costs_the_domain_batches
     view = await read_view(memory)
 
     async def page() -> None:
-        found = await memory.claims(view, ClaimFilter())
-        await memory.evidence(view, [c.id for c in found.claims])
+        found = await memory.reads.claims(view, ClaimFilter())
+        await memory.reads.evidence(view, [c.id for c in found.claims])
         ids = {i for c in found.claims for i in (c.subject_id, c.object_id) if i}
-        await memory.entities(view, sorted(ids))
+        await memory.reads.entities(view, sorted(ids))
 
     _, domain = await counted(page)
     http = await cost(
@@ -142,7 +144,7 @@ async def test_related_costs_the_domain_call_and_the_view(
 ) -> None:
     view = await read_view(memory)
     found, domain = await counted(
-        lambda: memory.related(view, {"key": "entity:person:alice"}, hops=2)
+        lambda: memory.reads.related(view, {"key": "entity:person:alice"}, hops=2)
     )
     assert [e.name for e in found.entities] == ["Alice", "Acme", "Bob"]
     http = await cost(
@@ -158,8 +160,8 @@ async def test_related_by_id_costs_one_query_and_the_view(
     memory: Memory, stories: tuple[Story, Story], client: httpx.AsyncClient
 ) -> None:
     view = await read_view(memory)
-    alice = await memory.find_entity(view, {"key": "entity:person:alice"})
-    found, domain = await counted(lambda: memory.related(view, {"id": alice.id}, hops=2))
+    alice = await memory.reads.find_entity(view, {"key": "entity:person:alice"})
+    found, domain = await counted(lambda: memory.reads.related(view, {"id": alice.id}, hops=2))
     assert [e.name for e in found.entities] == ["Alice", "Acme", "Bob"]
     answer = await gql(client, '{ entity(space: "alice", key: "entity:person:alice") { id } }')
     alice_id = answer["data"]["entity"]["id"]
@@ -180,7 +182,7 @@ async def test_explain_relation_costs_the_domain_call_and_the_view(
     view = await read_view(memory)
 
     async def explain() -> None:
-        why = await memory.explain_relation(
+        why = await memory.reads.explain_relation(
             view, {"key": "entity:person:alice"}, {"key": "entity:person:bob"}
         )
         assert why.paths and {e.key for e in why.entities} >= {
@@ -203,7 +205,7 @@ async def test_explain_relation_by_names_costs_their_lookups_too(
 ) -> None:
     view = await read_view(memory)
     why, domain = await counted(
-        lambda: memory.explain_relation(view, {"name": "alice"}, {"key": "entity:person:bob"})
+        lambda: memory.reads.explain_relation(view, {"name": "alice"}, {"key": "entity:person:bob"})
     )
     assert why.paths
     # The name's two lookups (the view's names, then names borne before), then the paths.
@@ -215,11 +217,11 @@ async def test_explain_relation_by_ids_costs_one_query_and_the_view(
 ) -> None:
     view = await read_view(memory)
     alice, bob = [
-        await memory.find_entity(view, {"key": f"entity:person:{name}"})
+        await memory.reads.find_entity(view, {"key": f"entity:person:{name}"})
         for name in ("alice", "bob")
     ]
     why, domain = await counted(
-        lambda: memory.explain_relation(view, {"id": alice.id}, {"id": bob.id})
+        lambda: memory.reads.explain_relation(view, {"id": alice.id}, {"id": bob.id})
     )
     assert [[s.relation.type for s in path] for path in why.paths] == [["WORKS_AT", "WORKS_AT"]]
     answer = await gql(
@@ -243,8 +245,8 @@ async def test_search_costs_the_domain_call_its_evidence_and_the_view(
     view = await read_view(memory)
 
     async def search() -> None:
-        hits = await memory.search(view, "acme")
-        await memory.evidence(view, [h.claim.id for h in hits])
+        hits = await memory.reads.search(view, "acme")
+        await memory.reads.evidence(view, [h.claim.id for h in hits])
 
     _, domain = await counted(search)
     http = await cost(
@@ -272,9 +274,9 @@ def mutation(
 
 
 async def _claim_fields(memory: Memory, space: str, claims: list[Any]) -> None:
-    view = await memory.written_view(OPERATOR, space, claims)
-    await memory.evidence(view, [c.id for c in claims])
-    await memory.entities(view, [c.subject_id for c in claims if c.subject_id])
+    view = await memory.reads.written_view(OPERATOR, space, claims)
+    await memory.reads.evidence(view, [c.id for c in claims])
+    await memory.reads.entities(view, [c.subject_id for c in claims if c.subject_id])
 
 
 LIKES = {
@@ -298,7 +300,7 @@ LIKES_INPUT = (
     + " errors { code } } }",
 )
 async def _remember(memory: Memory, space: str, ids: dict[str, str]) -> None:
-    done = await memory.remember(
+    done = await memory.writes.remember(
         OPERATOR, space, [{**LIKES, "evidence": [{"observation_id": ids["obs"]}]}]
     )
     await _claim_fields(memory, space, done)
@@ -313,7 +315,7 @@ async def _remember(memory: Memory, space: str, ids: dict[str, str]) -> None:
 )
 async def _remember_many(memory: Memory, space: str, ids: dict[str, str]) -> None:
     evidence = [{"observation_id": ids["obs"]}]
-    done = await memory.remember(
+    done = await memory.writes.remember(
         OPERATOR,
         space,
         [
@@ -331,7 +333,7 @@ async def _remember_many(memory: Memory, space: str, ids: dict[str, str]) -> Non
     "evidence: [{observationId: $obs}]}) { " + CLAIM_FIELDS + " errors { code } } }",
 )
 async def _link(memory: Memory, space: str, ids: dict[str, str]) -> None:
-    done = await memory.remember(
+    done = await memory.writes.remember(
         OPERATOR,
         space,
         [
@@ -356,7 +358,7 @@ async def _link(memory: Memory, space: str, ids: dict[str, str]) -> None:
     + " errors { code } } }",
 )
 async def _correct(memory: Memory, space: str, ids: dict[str, str]) -> None:
-    fixed = await memory.correct(
+    fixed = await memory.writes.correct(
         OPERATOR,
         space,
         {
@@ -376,7 +378,7 @@ async def _correct(memory: Memory, space: str, ids: dict[str, str]) -> None:
     "{ space { name } errors { code } } }",
 )
 async def _create_space(memory: Memory, space: str, ids: dict[str, str]) -> None:
-    await memory.create_space(OPERATOR, "fresh-domain", "new")
+    await memory.writes.create_space(OPERATOR, "fresh-domain", "new")
 
 
 @mutation(
@@ -385,7 +387,7 @@ async def _create_space(memory: Memory, space: str, ids: dict[str, str]) -> None
     "cardinality: MANY) { rule { declared } errors { code } } }",
 )
 async def _declare(memory: Memory, space: str, ids: dict[str, str]) -> None:
-    await memory.declare_predicate(OPERATOR, space, "ADVISES", Cardinality.MANY)
+    await memory.writes.declare_predicate(OPERATOR, space, "ADVISES", Cardinality.MANY)
 
 
 @mutation(
@@ -395,7 +397,7 @@ async def _declare(memory: Memory, space: str, ids: dict[str, str]) -> None:
     "{ rules { declared } errors { code } } }",
 )
 async def _declare_many(memory: Memory, space: str, ids: dict[str, str]) -> None:
-    await memory.declare_predicates(
+    await memory.writes.declare_predicates(
         OPERATOR, space, [("MENTORS", Cardinality.MANY), ("OWNS", Cardinality.ONE)]
     )
 
@@ -406,7 +408,7 @@ async def _declare_many(memory: Memory, space: str, ids: dict[str, str]) -> None
     "{ episode { id } errors { code } } }",
 )
 async def _open(memory: Memory, space: str, ids: dict[str, str]) -> None:
-    await memory.open_episode(OPERATOR, space, {"title": "t"})
+    await memory.writes.open_episode(OPERATOR, space, {"title": "t"})
 
 
 @mutation(
@@ -415,7 +417,7 @@ async def _open(memory: Memory, space: str, ids: dict[str, str]) -> None:
     '{episodeId: $episode, content: "hello"}) { observation { id } errors { code } } }',
 )
 async def _record(memory: Memory, space: str, ids: dict[str, str]) -> None:
-    await memory.record_observation(
+    await memory.writes.record_observation(
         OPERATOR, space, {"episode_id": ids["episode"], "content": "hello"}
     )
 
@@ -426,7 +428,7 @@ async def _record(memory: Memory, space: str, ids: dict[str, str]) -> None:
     "{episodeId: $episode}) { episode { status } errors { code } } }",
 )
 async def _seal(memory: Memory, space: str, ids: dict[str, str]) -> None:
-    await memory.seal_episode(OPERATOR, space, {"episode_id": ids["episode"]})
+    await memory.writes.seal_episode(OPERATOR, space, {"episode_id": ids["episode"]})
 
 
 @mutation(
@@ -435,7 +437,7 @@ async def _seal(memory: Memory, space: str, ids: dict[str, str]) -> None:
     "{ artifact { id } errors { code } } }",
 )
 async def _artifact(memory: Memory, space: str, ids: dict[str, str]) -> None:
-    await memory.add_artifact(OPERATOR, space, {"content": "a note"})
+    await memory.writes.add_artifact(OPERATOR, space, {"content": "a note"})
 
 
 MERGE = {"survivor": {"key": "entity:person:alice"}, "duplicate": {"key": "entity:person:bob"}}
@@ -448,11 +450,13 @@ MERGE = {"survivor": {"key": "entity:person:alice"}, "duplicate": {"key": "entit
     "{ mergeId errors { code } } }",
 )
 async def _merge(memory: Memory, space: str, ids: dict[str, str]) -> None:
-    await memory.merge_entities(OPERATOR, space, {**MERGE, "reason": "same"})
+    await memory.writes.merge_entities(OPERATOR, space, {**MERGE, "reason": "same"})
 
 
 async def _merged(memory: Memory, space: str, ids: dict[str, str]) -> dict[str, str]:
-    return {"merge": await memory.merge_entities(OPERATOR, space, {**MERGE, "reason": "same"})}
+    return {
+        "merge": await memory.writes.merge_entities(OPERATOR, space, {**MERGE, "reason": "same"})
+    }
 
 
 @mutation(
@@ -462,7 +466,7 @@ async def _merged(memory: Memory, space: str, ids: dict[str, str]) -> dict[str, 
     _merged,
 )
 async def _unmerge(memory: Memory, space: str, ids: dict[str, str]) -> None:
-    await memory.unmerge_entities(OPERATOR, space, ids["merge"], "not the same")
+    await memory.writes.unmerge_entities(OPERATOR, space, ids["merge"], "not the same")
 
 
 @mutation(
@@ -471,7 +475,7 @@ async def _unmerge(memory: Memory, space: str, ids: dict[str, str]) -> None:
     'id: $obs}, reason: "asked") { receipt { tombstoneId } errors { code } } }',
 )
 async def _forget(memory: Memory, space: str, ids: dict[str, str]) -> None:
-    await memory.forget(
+    await memory.forgetting.forget(
         OPERATOR, space, {"selector": {"kind": "OBSERVATION", "id": ids["obs"]}, "reason": "asked"}
     )
 
@@ -482,14 +486,14 @@ async def _forget(memory: Memory, space: str, ids: dict[str, str]) -> None:
     'id: $claim}, reason: "case 7") { holdId errors { code } } }',
 )
 async def _hold(memory: Memory, space: str, ids: dict[str, str]) -> None:
-    await memory.set_legal_hold(
+    await memory.forgetting.set_legal_hold(
         OPERATOR, space, {"selector": {"kind": "CLAIM", "id": ids["claim"]}, "reason": "case 7"}
     )
 
 
 async def _held(memory: Memory, space: str, ids: dict[str, str]) -> dict[str, str]:
     hold = {"selector": {"kind": "CLAIM", "id": ids["claim"]}, "reason": "case 7"}
-    return {"hold": await memory.set_legal_hold(OPERATOR, space, hold)}
+    return {"hold": await memory.forgetting.set_legal_hold(OPERATOR, space, hold)}
 
 
 @mutation(
@@ -499,7 +503,7 @@ async def _held(memory: Memory, space: str, ids: dict[str, str]) -> dict[str, st
     _held,
 )
 async def _release(memory: Memory, space: str, ids: dict[str, str]) -> None:
-    await memory.release_legal_hold(OPERATOR, space, ids["hold"], "closed")
+    await memory.forgetting.release_legal_hold(OPERATOR, space, ids["hold"], "closed")
 
 
 def test_every_mutation_of_the_schema_has_its_cost_case() -> None:
@@ -520,8 +524,8 @@ async def test_a_mutation_costs_the_domain_command_and_at_most_one_more(
     costs = []
     for story in stories:
         said = await story.say("it changed", at=day(3))
-        view = await memory.view(OPERATOR, story.space)
-        [theme] = await memory.claim_history(view, "pref:ui:theme")
+        view = await memory.reads.view(OPERATOR, story.space)
+        [theme] = await memory.reads.claim_history(view, "pref:ui:theme")
         ids = {"obs": said, "claim": theme.id, "episode": story.episode_id}
         if prepare is not None:
             ids.update(await prepare(memory, story.space, ids))

@@ -56,20 +56,20 @@ async def routed(
 
 async def test_a_routing_uri_connects_through_the_routing_driver(routed: Memory) -> None:
     assert isinstance(routed.graph.driver, AsyncNeo4jDriver)
-    readiness = await routed.readiness()
+    readiness = await routed.admin.readiness()
     assert readiness.pending == []
     assert readiness.neomodel_shares_driver is True
     assert readiness.neomodel_database == "neo4j"
 
 
 async def test_writes_and_reads_through_memory_work_over_a_routing_uri(routed: Memory) -> None:
-    await routed.create_space(DEV_ACTOR, "alice")
-    chat = await routed.open_episode(DEV_ACTOR, "alice", {"title": "onboarding"})
-    said = await routed.record_observation(
+    await routed.writes.create_space(DEV_ACTOR, "alice")
+    chat = await routed.writes.open_episode(DEV_ACTOR, "alice", {"title": "onboarding"})
+    said = await routed.writes.record_observation(
         DEV_ACTOR, "alice", {"episode_id": chat.id, "content": SAID, "role": "user"}
     )
     evidence = [{"observation_id": said.id}]
-    await routed.remember(
+    await routed.writes.remember(
         DEV_ACTOR,
         "alice",
         [
@@ -77,7 +77,7 @@ async def test_writes_and_reads_through_memory_work_over_a_routing_uri(routed: M
             {"key": "entity:org:acme", "value": {"name": "Acme Corp"}, "evidence": evidence},
         ],
     )
-    [works] = await routed.remember(
+    [works] = await routed.writes.remember(
         DEV_ACTOR,
         "alice",
         [
@@ -90,9 +90,9 @@ async def test_writes_and_reads_through_memory_work_over_a_routing_uri(routed: M
             }
         ],
     )
-    view = await routed.view(DEV_ACTOR, "alice")
-    [history] = await routed.claim_history(view, works.key)
-    near = await routed.related(view, {"key": "entity:person:alice"}, hops=2)
+    view = await routed.reads.view(DEV_ACTOR, "alice")
+    [history] = await routed.reads.claim_history(view, works.key)
+    near = await routed.reads.related(view, {"key": "entity:person:alice"}, hops=2)
     assert history.id == works.id
     assert sorted(entity.name for entity in near.entities) == ["Acme Corp", "Alice"]
     assert [relation.type for relation in near.relations] == ["WORKS_AT"]
@@ -101,17 +101,17 @@ async def test_writes_and_reads_through_memory_work_over_a_routing_uri(routed: M
 async def test_every_read_of_a_request_asks_for_a_read_transaction(
     routed: Memory, caplog: pytest.LogCaptureFixture
 ) -> None:
-    await routed.create_space(DEV_ACTOR, "alice")
-    issued = await routed.create_key("agent", [Grant("alice", Privacy.PRIVATE)])
+    await routed.writes.create_space(DEV_ACTOR, "alice")
+    issued = await routed.admin.create_key("agent", [Grant("alice", Privacy.PRIVATE)])
     with caplog.at_level(logging.DEBUG, logger="neo4j.io"):
-        actor = await routed.authenticate(issued.secret)
+        actor = await routed.admin.authenticate(issued.secret)
         assert actor is not None
-        view = await routed.view(actor, "alice")
-        await routed.claims(view, ClaimFilter())
-        await routed.context(view)
-        await routed.spaces(actor)
-        await routed.readiness()
-        await routed.list_keys()
+        view = await routed.reads.view(actor, "alice")
+        await routed.reads.claims(view, ClaimFilter())
+        await routed.reads.context(view)
+        await routed.reads.spaces(actor)
+        await routed.admin.readiness()
+        await routed.admin.list_keys()
     begun = transactions_begun(caplog.records)
     assert len(begun) >= 7
     assert set(begun) == {"r"}
@@ -121,5 +121,5 @@ async def test_a_write_asks_for_a_write_transaction(
     routed: Memory, caplog: pytest.LogCaptureFixture
 ) -> None:
     with caplog.at_level(logging.DEBUG, logger="neo4j.io"):
-        await routed.create_space(DEV_ACTOR, "alice")
+        await routed.writes.create_space(DEV_ACTOR, "alice")
     assert "w" in transactions_begun(caplog.records)

@@ -57,7 +57,7 @@ class Keys:
 
 @pytest.fixture
 async def keys(graph: Graph, test_settings: Settings) -> Keys:
-    await Memory(graph, test_settings).create_space(Actor.operator("test"), "home")
+    await Memory(graph, test_settings).writes.create_space(Actor.operator("test"), "home")
     await share_driver(graph)
     public = await create_key("public", [Grant("home", Privacy.PUBLIC, write=True)])
     secret = await create_key("secret", [Grant("home", Privacy.SECRET, write=True)])
@@ -172,7 +172,7 @@ async def both_spaces(graph: Graph, test_settings: Settings) -> Keys:
     """Keys for two spaces, `home` and `away`, told the same facts."""
     memory = Memory(graph, test_settings)
     for space in ("home", "away"):
-        await memory.create_space(Actor.operator("test"), space)
+        await memory.writes.create_space(Actor.operator("test"), space)
     await share_driver(graph)
     made = []
     for name, tier, rules in (

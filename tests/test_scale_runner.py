@@ -150,14 +150,14 @@ async def test_the_one_query_floors_answer_what_related_and_explain_answer_in_th
     memory = Memory(graph, test_settings)
     await generate(memory, "bench-floors", claims=200, batch=100, show_progress=False)
     at = [datetime(2021, 7, 1, tzinfo=UTC), datetime(2026, 7, 1, tzinfo=UTC)]
-    views = {t: await memory.view(OPERATOR, "bench-floors", as_of=t) for t in at}
+    views = {t: await memory.reads.view(OPERATOR, "bench-floors", as_of=t) for t in at}
     ids = [row["id"] for row in await graph.read(ENTITIES, spaceId=views[at[0]].space_id)]
     runner = Runner(memory, views, cast(GraphQLClient, None))
     related: list[tuple[set[tuple[str, ...]], set[tuple[str, ...]]]] = []
     paths: list[tuple[int, int]] = []
     for t, view in views.items():
         for entity_id in ids:
-            found = await memory.related(view, entity_id, hops=2, first=50)
+            found = await memory.reads.related(view, entity_id, hops=2, first=50)
             rows = await graph.read(RAW_RELATED, **view.params(), id=entity_id, first=50, limit=200)
             floor = {
                 (r["type"], r["source"], r["target"], r["claimId"])

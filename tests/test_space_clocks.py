@@ -23,16 +23,16 @@ async def memory(graph: Graph, test_settings: Settings, embedder: Embedder) -> M
 
 async def said_in(memory: Memory, space: str) -> str:
     """A new space with one observation in it; the observation's id."""
-    await memory.create_space(DEV_ACTOR, space)
-    chat = await memory.open_episode(DEV_ACTOR, space, {"title": "chat"})
-    said = await memory.record_observation(
+    await memory.writes.create_space(DEV_ACTOR, space)
+    chat = await memory.writes.open_episode(DEV_ACTOR, space, {"title": "chat"})
+    said = await memory.writes.record_observation(
         DEV_ACTOR, space, {"episode_id": chat.id, "content": "many things", "role": "user"}
     )
     return said.id
 
 
 async def remember(memory: Memory, space: str, said: str, n: int) -> Claim:
-    [claim] = await memory.remember(
+    [claim] = await memory.writes.remember(
         DEV_ACTOR,
         space,
         [
@@ -86,7 +86,7 @@ async def test_a_backup_watermark_orders_every_space_s_writes(
     in_alice = await said_in(memory, "alice")
     in_bob = await said_in(memory, "bob")
     before = await remember(memory, "alice", in_alice, 1)
-    report = await memory.backup(tmp_path / "b.zip")
+    report = await memory.admin.backup(tmp_path / "b.zip")
     after_bob = await remember(memory, "bob", in_bob, 1)
     after_alice = await remember(memory, "alice", in_alice, 2)
     assert before.recorded_at <= report.watermark

@@ -73,7 +73,7 @@ class Keys:
 @pytest.fixture
 async def keys(graph: Graph, test_settings: Settings) -> Keys:
     memory = Memory(graph, test_settings)
-    await memory.create_space(Actor.operator("test"), "told")
+    await memory.writes.create_space(Actor.operator("test"), "told")
     await share_driver(graph)
     made = {
         tier: (await create_key(f"t{tier}", [Grant("told", Privacy(tier), write=True)])).secret

@@ -43,10 +43,10 @@ async def other(
 async def test_a_key_revoked_by_another_process_is_refused_at_once(
     this: Memory, test_settings: Settings, neo4j_target: Neo4jTarget
 ) -> None:
-    await this.create_space(DEV_ACTOR, "alice")
-    issued = await this.create_key("agent", [Grant("alice", Privacy.PRIVATE, write=True)])
+    await this.writes.create_space(DEV_ACTOR, "alice")
+    issued = await this.admin.create_key("agent", [Grant("alice", Privacy.PRIVATE, write=True)])
     call = stdio_caller(this, DEV_ACTOR, issued.secret)
-    before = await this.authenticate(issued.secret)
+    before = await this.admin.authenticate(issued.secret)
     _, acting = await call(None)  # type: ignore[arg-type]  # the stdio caller ignores ctx
     assert before is not None
     assert acting.name == before.name == f"key:{issued.key_id}:agent"
@@ -54,7 +54,7 @@ async def test_a_key_revoked_by_another_process_is_refused_at_once(
     done = run_engram(engram_env(test_settings, neo4j_target), "keys", "revoke", issued.key_id)
 
     assert done.returncode == 0, done.stderr
-    assert await this.authenticate(issued.secret) is None
+    assert await this.admin.authenticate(issued.secret) is None
     with pytest.raises(Forbidden, match="revoked"):
         await call(None)  # type: ignore[arg-type]
 
@@ -62,23 +62,23 @@ async def test_a_key_revoked_by_another_process_is_refused_at_once(
 async def test_a_space_forgotten_in_one_memory_is_gone_in_the_other_at_once(
     this: Memory, other: Memory
 ) -> None:
-    first = await this.create_space(DEV_ACTOR, "alice")
-    issued = await this.create_key("agent", [Grant("alice", Privacy.SECRET, write=True)])
-    agent = await other.authenticate(issued.secret)
+    first = await this.writes.create_space(DEV_ACTOR, "alice")
+    issued = await this.admin.create_key("agent", [Grant("alice", Privacy.SECRET, write=True)])
+    agent = await other.admin.authenticate(issued.secret)
     assert agent is not None
-    assert (await other.view(agent, "alice")).space_id == first.id
+    assert (await other.reads.view(agent, "alice")).space_id == first.id
 
-    await this.forget(
+    await this.forgetting.forget(
         DEV_ACTOR, "alice", {"selector": {"kind": "SPACE"}, "reason": "asked to forget"}
     )
 
     with pytest.raises(NotFound):
-        await other.view(DEV_ACTOR, "alice")
-    await this.drain_purges()
-    assert await other.authenticate(issued.secret) is not None
-    again = await this.create_space(DEV_ACTOR, "alice")
+        await other.reads.view(DEV_ACTOR, "alice")
+    await this.forgetting.drain_purges()
+    assert await other.admin.authenticate(issued.secret) is not None
+    again = await this.writes.create_space(DEV_ACTOR, "alice")
     assert again.id != first.id
-    assert (await other.view(DEV_ACTOR, "alice")).space_id == again.id
-    withdrawn = await other.authenticate(issued.secret)
+    assert (await other.reads.view(DEV_ACTOR, "alice")).space_id == again.id
+    withdrawn = await other.admin.authenticate(issued.secret)
     assert withdrawn is not None
     assert withdrawn.grants == {}

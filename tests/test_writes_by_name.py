@@ -22,7 +22,7 @@ SAID = [{"text": "Alice: I joined Acme Corp last week", "observed_at": day(10)}]
 @pytest.fixture
 async def memory(graph: Graph, test_settings: Settings, embedder: Embedder) -> Memory:
     memory = Memory(graph, test_settings, embedder)
-    await memory.create_space(AGENT, "alice")
+    await memory.writes.create_space(AGENT, "alice")
     return memory
 
 
@@ -60,19 +60,19 @@ async def observation_texts(memory: Memory) -> list[str]:
 async def test_a_fact_by_names_creates_both_entities_with_keys_derived_from_kind_and_name(
     memory: Memory,
 ) -> None:
-    [claim] = await memory.remember(AGENT, "alice", [fact(ALICE, "WORKS_AT", ACME)])
+    [claim] = await memory.writes.remember(AGENT, "alice", [fact(ALICE, "WORKS_AT", ACME)])
     assert claim.key == "fact:person/alice:WORKS_AT"
     assert await entity_keys(memory) == ["entity:org:acme-corp", "entity:person:alice"]
-    view = await memory.view(AGENT, "alice")
-    acme = await memory.find_entity(view, {"key": "entity:org:acme-corp"})
+    view = await memory.reads.view(AGENT, "alice")
+    acme = await memory.reads.find_entity(view, {"key": "entity:org:acme-corp"})
     assert (acme.name, claim.object_id) == ("Acme Corp", acme.id)
 
 
 async def test_a_name_is_matched_ignoring_case_and_spacing_so_the_entity_is_reused(
     memory: Memory,
 ) -> None:
-    await memory.remember(AGENT, "alice", [fact(ALICE, "WORKS_AT", ACME)])
-    [again] = await memory.remember(
+    await memory.writes.remember(AGENT, "alice", [fact(ALICE, "WORKS_AT", ACME)])
+    [again] = await memory.writes.remember(
         AGENT,
         "alice",
         [
@@ -90,7 +90,7 @@ async def test_a_name_is_matched_ignoring_case_and_spacing_so_the_entity_is_reus
 async def test_a_name_that_fits_two_entities_is_ambiguous_names_their_keys_and_writes_nothing(
     memory: Memory,
 ) -> None:
-    await memory.remember(
+    await memory.writes.remember(
         AGENT,
         "alice",
         [
@@ -104,7 +104,7 @@ async def test_a_name_that_fits_two_entities_is_ambiguous_names_their_keys_and_w
     )
     claims_before = await memory.graph.read("MATCH (c:Claim) RETURN count(c) AS n")
     with pytest.raises(AmbiguousSubject) as refused:
-        await memory.remember(
+        await memory.writes.remember(
             AGENT,
             "alice",
             [
@@ -125,7 +125,7 @@ async def test_a_name_without_a_kind_that_fits_nothing_is_not_found_and_says_how
     memory: Memory,
 ) -> None:
     with pytest.raises(NotFound) as refused:
-        await memory.remember(AGENT, "alice", [fact({"name": "Bob"}, "WORKS_AT", ACME)])
+        await memory.writes.remember(AGENT, "alice", [fact({"name": "Bob"}, "WORKS_AT", ACME)])
     assert (refused.value.field, refused.value.message) == (
         "subject",
         "no entity with name 'Bob' in space 'alice' (give its kind to create it)",
@@ -137,7 +137,7 @@ async def test_a_name_without_a_kind_that_fits_nothing_is_not_found_and_says_how
 async def test_a_batch_may_create_an_entity_and_state_facts_about_it_by_key_and_by_name(
     memory: Memory,
 ) -> None:
-    done = await memory.remember(
+    done = await memory.writes.remember(
         AGENT,
         "alice",
         [
@@ -162,13 +162,13 @@ async def test_a_batch_may_create_an_entity_and_state_facts_about_it_by_key_and_
 async def test_a_name_with_a_kind_finds_the_entity_its_key_names_after_it_was_renamed(
     memory: Memory,
 ) -> None:
-    [first] = await memory.remember(AGENT, "alice", [fact(ALICE, "WORKS_AT", ACME)])
-    await memory.remember(
+    [first] = await memory.writes.remember(AGENT, "alice", [fact(ALICE, "WORKS_AT", ACME)])
+    await memory.writes.remember(
         AGENT,
         "alice",
         [{"key": "entity:org:acme-corp", "value": {"name": "Acme Global"}, "evidence": SAID}],
     )
-    [later] = await memory.remember(AGENT, "alice", [fact(ALICE, "KNOWS", ACME)])
+    [later] = await memory.writes.remember(AGENT, "alice", [fact(ALICE, "KNOWS", ACME)])
     assert later.object_id == first.object_id
     assert await entity_keys(memory) == ["entity:org:acme-corp", "entity:person:alice"]
 
@@ -176,7 +176,7 @@ async def test_a_name_with_a_kind_finds_the_entity_its_key_names_after_it_was_re
 async def test_evidence_text_is_recorded_once_in_the_writers_session_episode_of_the_day(
     memory: Memory,
 ) -> None:
-    done = await memory.remember(
+    done = await memory.writes.remember(
         AGENT,
         "alice",
         [
@@ -194,7 +194,7 @@ async def test_evidence_text_is_recorded_once_in_the_writers_session_episode_of_
     )
     assert episode["title"].startswith("Evidence agent-7 gave inline on ")
     assert episode["at"].to_native() == day(10)
-    await memory.remember(
+    await memory.writes.remember(
         AGENT,
         "alice",
         [
@@ -213,7 +213,7 @@ async def test_evidence_text_is_recorded_once_in_the_writers_session_episode_of_
 
 async def test_a_refused_write_records_none_of_its_evidence_text(memory: Memory) -> None:
     with pytest.raises(ValidationFailed) as refused:
-        await memory.remember(
+        await memory.writes.remember(
             AGENT,
             "alice",
             [
@@ -238,8 +238,8 @@ async def test_a_refused_write_records_none_of_its_evidence_text(memory: Memory)
 
 
 async def test_evidence_text_goes_in_the_open_episode_the_caller_names(memory: Memory) -> None:
-    episode = await memory.open_episode(AGENT, "alice", {"title": "chat 9"})
-    [claim] = await memory.remember(
+    episode = await memory.writes.open_episode(AGENT, "alice", {"title": "chat 9"})
+    [claim] = await memory.writes.remember(
         AGENT,
         "alice",
         [
@@ -252,9 +252,9 @@ async def test_evidence_text_goes_in_the_open_episode_the_caller_names(memory: M
         ],
     )
     assert [e.episode_id for e in claim.evidence] == [episode.id]
-    await memory.seal_episode(AGENT, "alice", {"episode_id": episode.id})
+    await memory.writes.seal_episode(AGENT, "alice", {"episode_id": episode.id})
     with pytest.raises(ValidationFailed) as refused:
-        await memory.remember(
+        await memory.writes.remember(
             AGENT,
             "alice",
             [fact(ALICE, "KNOWS", ACME, evidence=[{"text": "hi", "episode_id": episode.id}])],
@@ -264,8 +264,8 @@ async def test_evidence_text_goes_in_the_open_episode_the_caller_names(memory: M
 
 
 async def test_correct_takes_a_claim_key_meaning_its_current_revision(memory: Memory) -> None:
-    [first] = await memory.remember(AGENT, "alice", [fact(ALICE, "WORKS_AT", ACME)])
-    retracted = await memory.correct(
+    [first] = await memory.writes.remember(AGENT, "alice", [fact(ALICE, "WORKS_AT", ACME)])
+    retracted = await memory.writes.correct(
         AGENT,
         "alice",
         {
@@ -281,7 +281,7 @@ async def test_correct_takes_a_claim_key_meaning_its_current_revision(memory: Me
         "retracted",
     )
     with pytest.raises(NotFound) as refused:
-        await memory.correct(
+        await memory.writes.correct(
             AGENT,
             "alice",
             {
@@ -298,10 +298,10 @@ async def test_correct_by_a_key_with_several_current_revisions_asks_for_the_id(
     memory: Memory,
 ) -> None:
     decision = {"key": "decision:engram:db", "value": {"decision": "Neo4j"}, "evidence": SAID}
-    await memory.remember(AGENT, "alice", [decision])
-    await memory.remember(AGENT, "alice", [{**decision, "value": {"decision": "Neo4j 5"}}])
+    await memory.writes.remember(AGENT, "alice", [decision])
+    await memory.writes.remember(AGENT, "alice", [{**decision, "value": {"decision": "Neo4j 5"}}])
     with pytest.raises(ValidationFailed) as refused:
-        await memory.correct(
+        await memory.writes.correct(
             AGENT,
             "alice",
             {
@@ -318,10 +318,10 @@ async def test_correct_by_a_key_with_several_current_revisions_asks_for_the_id(
 async def test_forget_takes_a_claim_key_or_an_entity_name(memory: Memory) -> None:
     bob = {"name": "Bob", "kind": "person"}
     bobs = [{"text": "Bob: I work at Acme Corp too", "observed_at": day(11)}]
-    await memory.remember(
+    await memory.writes.remember(
         AGENT, "alice", [fact(ALICE, "WORKS_AT", ACME), fact(bob, "WORKS_AT", ACME, evidence=bobs)]
     )
-    receipt = await memory.forget(
+    receipt = await memory.forgetting.forget(
         AGENT,
         "alice",
         {
@@ -338,7 +338,7 @@ async def test_forget_takes_a_claim_key_or_an_entity_name(memory: Memory) -> Non
         "entities": 1,
     }
     assert await entity_keys(memory) == ["entity:org:acme-corp", "entity:person:bob"]
-    receipt = await memory.forget(
+    receipt = await memory.forgetting.forget(
         AGENT,
         "alice",
         {
@@ -350,7 +350,7 @@ async def test_forget_takes_a_claim_key_or_an_entity_name(memory: Memory) -> Non
     assert (receipt.erased["entities"], receipt.erased["claims"]) == (2, 2)
     assert await observation_texts(memory) == []
     with pytest.raises(NotFound):
-        await memory.forget(
+        await memory.forgetting.forget(
             AGENT,
             "alice",
             {
@@ -363,7 +363,7 @@ async def test_forget_takes_a_claim_key_or_an_entity_name(memory: Memory) -> Non
 async def test_a_name_too_long_for_a_key_cannot_create_an_entity(memory: Memory) -> None:
     long_name = {"name": "A" * 500, "kind": "person"}
     with pytest.raises(ValidationFailed) as refused:
-        await memory.remember(AGENT, "alice", [fact(long_name, "WORKS_AT", ACME)])
+        await memory.writes.remember(AGENT, "alice", [fact(long_name, "WORKS_AT", ACME)])
     assert refused.value.field == "subject.name"
     assert refused.value.message.endswith("cannot name a new entity: a key is 1–512 characters")
     assert await entity_keys(memory) == []
@@ -372,36 +372,40 @@ async def test_a_name_too_long_for_a_key_cannot_create_an_entity(memory: Memory)
 async def test_a_name_in_a_read_is_the_one_borne_in_the_view_else_one_ever_borne(
     memory: Memory,
 ) -> None:
-    await memory.remember(AGENT, "alice", [fact(ALICE, "WORKS_AT", ACME)])
+    await memory.writes.remember(AGENT, "alice", [fact(ALICE, "WORKS_AT", ACME)])
     renamed = [{"text": "Acme Corp is now Acme Global", "observed_at": day(40)}]
-    await memory.remember(
+    await memory.writes.remember(
         AGENT,
         "alice",
         [{"key": "entity:org:acme-corp", "value": {"name": "Acme Global"}, "evidence": renamed}],
     )
-    before = await memory.view(AGENT, "alice", as_of=day(20))
-    now = await memory.view(AGENT, "alice")
-    assert (await memory.find_entity(before, {"name": "acme  CORP"})).key == "entity:org:acme-corp"
-    assert (await memory.find_entity(now, {"name": "Acme Global"})).key == "entity:org:acme-corp"
+    before = await memory.reads.view(AGENT, "alice", as_of=day(20))
+    now = await memory.reads.view(AGENT, "alice")
+    assert (
+        await memory.reads.find_entity(before, {"name": "acme  CORP"})
+    ).key == "entity:org:acme-corp"
+    assert (
+        await memory.reads.find_entity(now, {"name": "Acme Global"})
+    ).key == "entity:org:acme-corp"
     # A name borne at another time still finds the entity when nothing bears it in the view.
-    assert (await memory.find_entity(now, {"name": "Acme Corp"})).name == "Acme Global"
-    assert (await memory.find_entity(before, {"name": "Acme Global"})).name == "Acme Corp"
+    assert (await memory.reads.find_entity(now, {"name": "Acme Corp"})).name == "Acme Global"
+    assert (await memory.reads.find_entity(before, {"name": "Acme Global"})).name == "Acme Corp"
     with pytest.raises(NotFound):
-        await memory.find_entity(before, {"name": "Acme Corp", "kind": "person"})
+        await memory.reads.find_entity(before, {"name": "Acme Corp", "kind": "person"})
 
 
 async def test_names_fold_case_spaces_hyphens_and_underscores_and_a_folded_spelling_is_an_alias(
     memory: Memory,
 ) -> None:
     pooh = {"name": "Winnie-the-Pooh", "kind": "other"}
-    [likes] = await memory.remember(AGENT, "alice", [fact(ALICE, "LIKES", pooh)])
+    [likes] = await memory.writes.remember(AGENT, "alice", [fact(ALICE, "LIKES", pooh)])
     spelled = {"name": "winnie  the_pooh", "kind": "other"}
-    [honey] = await memory.remember(
+    [honey] = await memory.writes.remember(
         AGENT, "alice", [fact(spelled, "LIKES", {"name": "Honey", "kind": "other"})]
     )
     assert honey.key == "fact:other/winnie-the-pooh:LIKES:other/honey"
-    view = await memory.view(AGENT, "alice")
-    found = await memory.find_entity(view, {"name": "Winnie the Pooh"})
+    view = await memory.reads.view(AGENT, "alice")
+    found = await memory.reads.find_entity(view, {"name": "Winnie the Pooh"})
     assert (found.key, found.name, found.aliases) == (
         "entity:other:winnie-the-pooh",
         "Winnie-the-Pooh",
@@ -409,7 +413,7 @@ async def test_names_fold_case_spaces_hyphens_and_underscores_and_a_folded_spell
     ), "one entity; the spelling the write used is its alias"
     assert likes.object_id == found.id == honey.subject_id
     for other in ("C", "C#", "C++"):
-        await memory.remember(
+        await memory.writes.remember(
             AGENT, "alice", [fact(ALICE, "KNOWS", {"name": other, "kind": "topic"})]
         )
     assert [k for k in await entity_keys(memory) if ":topic:" in k] == [

@@ -129,9 +129,11 @@ def register_changes(server: MCPServer, caller: Caller) -> None:
         change |= {k: v for k, v in optional.items() if v is not None}
         if object is not None:
             change["object"] = object.ref("object")
-        claim = await memory.correct(actor, space, change)
+        claim = await memory.writes.correct(actor, space, change)
         return (
-            await claims_json(memory, await memory.written_view(actor, space, [claim]), [claim])
+            await claims_json(
+                memory, await memory.reads.written_view(actor, space, [claim]), [claim]
+            )
         )[0]
 
     @tool(server)
@@ -154,5 +156,5 @@ def register_changes(server: MCPServer, caller: Caller) -> None:
         request: dict[str, Any] = {"selector": selector.data(), "reason": reason}
         if idempotency_key is not None:
             request["idempotency_key"] = idempotency_key
-        done = await memory.forget(actor, space, request)
+        done = await memory.forgetting.forget(actor, space, request)
         return done.as_result()

@@ -69,7 +69,7 @@ def evidence_json(link: EvidenceLink) -> JsonObject:
 
 async def _names(memory: Memory, view: View, ids: set[str]) -> dict[str, Entity | None]:
     wanted = sorted(ids)
-    return dict(zip(wanted, await memory.entities(view, wanted), strict=True))
+    return dict(zip(wanted, await memory.reads.entities(view, wanted), strict=True))
 
 
 async def claims_json(memory: Memory, view: View, claims: Sequence[Claim]) -> list[JsonObject]:
@@ -77,7 +77,7 @@ async def claims_json(memory: Memory, view: View, claims: Sequence[Claim]) -> li
     names = await _names(
         memory, view, {i for c in claims for i in (c.subject_id, c.object_id) if i is not None}
     )
-    evidence = await memory.evidence(view, [c.id for c in claims])
+    evidence = await memory.reads.evidence(view, [c.id for c in claims])
     shown = []
     for claim, links in zip(claims, evidence, strict=True):
         item: JsonObject = {

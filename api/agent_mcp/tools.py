@@ -60,7 +60,7 @@ def register_tools(server: MCPServer, caller: Caller) -> None:
         ctx: Context, space: str, as_of: datetime | None = None, known_at: datetime | None = None
     ) -> tuple[Memory, View]:
         memory, actor = await caller(ctx)
-        return memory, await memory.view(actor, space, as_of, known_at)
+        return memory, await memory.reads.view(actor, space, as_of, known_at)
 
     @tool(server)
     async def remember(
@@ -84,8 +84,10 @@ def register_tools(server: MCPServer, caller: Caller) -> None:
         actor.check_write(space)
         inline = inline_evidence(evidence_text, episode_id, observed_at, role)
         commands = [item.command(inline) for item in items]
-        claims = await memory.remember(actor, space, commands, field="items")
-        return await claims_json(memory, await memory.written_view(actor, space, claims), claims)
+        claims = await memory.writes.remember(actor, space, commands, field="items")
+        return await claims_json(
+            memory, await memory.reads.written_view(actor, space, claims), claims
+        )
 
     @tool(server)
     async def recall(
@@ -111,7 +113,7 @@ def register_tools(server: MCPServer, caller: Caller) -> None:
         the query, each with its subject, object, valid interval, evidence quotes and state."""
 
         memory, view = await reading(ctx, space, as_of, known_at)
-        hits = await memory.search(
+        hits = await memory.reads.search(
             view, query, types=types, first=first, include_history=include_history
         )
         return await hits_json(memory, view, hits)
@@ -147,7 +149,7 @@ def register_tools(server: MCPServer, caller: Caller) -> None:
         about the trip last week"). Each: content, role, when, episode, score."""
 
         memory, view = await reading(ctx, space, None, known_at)
-        found = await memory.messages(
+        found = await memory.reads.messages(
             view,
             query=query,
             start=from_,
@@ -177,7 +179,7 @@ def register_tools(server: MCPServer, caller: Caller) -> None:
 
         memory, view = await reading(ctx, space, as_of, known_at)
         subject = about.ref("about") if about is not None else None
-        snapshot = await memory.context(view, budget_bytes=budget_bytes, about=subject)
+        snapshot = await memory.reads.context(view, budget_bytes=budget_bytes, about=subject)
         return snapshot_json(space, snapshot)
 
     @tool(server)
@@ -198,7 +200,7 @@ def register_tools(server: MCPServer, caller: Caller) -> None:
         distance, and the relations between them (type, valid interval, claim key)."""
 
         memory, view = await reading(ctx, space, as_of, known_at)
-        found = await memory.related(
+        found = await memory.reads.related(
             view,
             entity.ref("entity"),
             hops=hops,
@@ -225,7 +227,7 @@ def register_tools(server: MCPServer, caller: Caller) -> None:
         relation, direction, valid interval, the claim asserting it and its evidence quotes."""
 
         memory, view = await reading(ctx, space, as_of, known_at)
-        found = await memory.explain_relation(
+        found = await memory.reads.explain_relation(
             view, from_.ref("from"), to.ref("to"), max_hops=max_hops, first=first
         )
         return explanation_json(found)
@@ -241,7 +243,7 @@ def register_tools(server: MCPServer, caller: Caller) -> None:
         interval, status, reason and evidence."""
 
         memory, view = await reading(ctx, space, None, known_at)
-        return await claims_json(memory, view, await memory.claim_history(view, key))
+        return await claims_json(memory, view, await memory.reads.claim_history(view, key))
 
     @tool(server)
     async def changes(
@@ -272,7 +274,7 @@ def register_tools(server: MCPServer, caller: Caller) -> None:
 
         memory, view = await reading(ctx, space, None, known_at)
         subject = about.ref("about") if about is not None else None
-        found = await memory.changes(view, from_, to, axis=axis, about=subject, first=first)
+        found = await memory.reads.changes(view, from_, to, axis=axis, about=subject, first=first)
         return await changes_json(memory, view, found)
 
     register_changes(server, caller)
@@ -289,7 +291,7 @@ def register_context_resource(server: MCPServer, caller: Caller) -> None:
     async def context_snapshot(space: str, ctx: Context) -> str:
         memory, actor = await caller(ctx)
         try:
-            snapshot = await memory.context(await memory.view(actor, space))
+            snapshot = await memory.reads.context(await memory.reads.view(actor, space))
         except EngramError as error:
             raise ResourceError(f"{error.code}: {error.message}") from None
         return snapshot.text

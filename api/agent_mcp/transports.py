@@ -150,7 +150,7 @@ def stdio_caller(memory: Memory, actor: Actor, api_key: str | None = None) -> Ca
     async def caller(ctx: Context) -> tuple[Memory, Actor]:
         if api_key is None:
             return memory, actor
-        current = await memory.authenticate(api_key)
+        current = await memory.admin.authenticate(api_key)
         if current is None:
             raise Forbidden("this API key was revoked (or is no longer known)")
         return memory, current

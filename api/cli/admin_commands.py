@@ -67,7 +67,7 @@ def spaces_create(
 ) -> None:
     """Create a memory space."""
     space = with_memory(
-        lambda memory: memory.create_space(Actor.operator("cli"), name, description)
+        lambda memory: memory.writes.create_space(Actor.operator("cli"), name, description)
     )
     out.print(f"created space {space.name} ({space.id})")
 
@@ -75,7 +75,7 @@ def spaces_create(
 @spaces_app.command("list")
 def spaces_list() -> None:
     """List memory spaces."""
-    for space in with_memory(lambda memory: memory.all_spaces()):
+    for space in with_memory(lambda memory: memory.admin.all_spaces()):
         out.print(f"{space.name}\t{space.description}")
 
 
@@ -99,14 +99,14 @@ def keys_create(
     grants = [Grant(s, Privacy[tier.name], write=write, legal=legal, rules=rules) for s in space]
 
     async def issue(memory: Memory) -> Any:
-        known = {s.name for s in await memory.all_spaces()}
+        known = {s.name for s in await memory.admin.all_spaces()}
         unknown = [s for s in space if s not in known]
         if unknown:
             raise typer.BadParameter(
                 f"no space named {', '.join(unknown)} (engram spaces create NAME)",
                 param_hint="--space",
             )
-        return await memory.create_key(name, grants)
+        return await memory.admin.create_key(name, grants)
 
     issued = with_memory(issue)
     sys.stdout.write(issued.secret + "\n")
@@ -120,7 +120,7 @@ def keys_create(
 @keys_app.command("list")
 def keys_list() -> None:
     """List keys (ids, names, grants; never secrets)."""
-    keys = with_memory(lambda memory: memory.list_keys())
+    keys = with_memory(lambda memory: memory.admin.list_keys())
     if not keys:
         err.print("no API keys yet (engram keys create --space S --tier T)", markup=False)
     for key in keys:
@@ -137,7 +137,7 @@ def keys_list() -> None:
 @keys_app.command("revoke")
 def keys_revoke(key_id: str) -> None:
     """Revoke a key by its id (the part after `egk_`)."""
-    revoked = with_memory(lambda memory: memory.revoke_key(key_id))
+    revoked = with_memory(lambda memory: memory.admin.revoke_key(key_id))
     out.print(f"revoked {key_id}" if revoked else f"no active key {key_id}")
     if not revoked:
         raise typer.Exit(1)

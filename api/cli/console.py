@@ -78,12 +78,12 @@ async def reader_view(
     """The view a reading command asked for, as a reader at `tier` (the only space when none
     is named)."""
     if space is None:
-        names = [s.name for s in await memory.all_spaces()]
+        names = [s.name for s in await memory.admin.all_spaces()]
         if len(names) != 1:
             message = f"there are {len(names)} spaces; name one"
             raise typer.BadParameter(message, param_hint="--space")
         space = names[0]
     reader = Actor(f"cli:{tier.value}", {space: Grant(space, Privacy[tier.name])})
-    return await memory.view(
+    return await memory.reads.view(
         reader, space, instant(as_of, "--as-of"), instant(known_at, "--known-at")
     )

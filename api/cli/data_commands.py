@@ -56,7 +56,7 @@ def import_file(
             bar.update(task, completed=done)
 
         result = with_memory(
-            lambda memory: memory.import_items(
+            lambda memory: memory.admin.import_items(
                 Actor.operator("cli:import"),
                 space,
                 lines,
@@ -85,8 +85,8 @@ def embed_command() -> None:
     with _bar() as bar:
 
         async def work(memory: Memory) -> int:
-            task = bar.add_task("embedding claims", total=await memory.count_unembedded())
-            return await memory.embed_pending(
+            task = bar.add_task("embedding claims", total=await memory.admin.count_unembedded())
+            return await memory.admin.embed_pending(
                 progress=lambda done: bar.update(task, completed=done), every_space=True
             )
 
@@ -117,7 +117,7 @@ def backup_command(
 ) -> None:
     """Write a portable, checksummed backup (data, tombstone ledger, blobs) to FILE."""
     with _phases() as progress:
-        report = with_memory(lambda memory: memory.backup(file, progress=progress))
+        report = with_memory(lambda memory: memory.admin.backup(file, progress=progress))
     out.print(
         f"backup {file}: {report.bytes} bytes, {report.nodes} nodes, {report.relationships} "
         f"relationships, {report.blobs} blobs, {report.tombstones} tombstones; covers recorded "
@@ -157,7 +157,8 @@ def restore_command(
             live = await Memory.open(settings) if ledger else None
             try:
                 with _phases() as progress:
-                    return await target.restore(file, ledger=live, progress=progress)
+                    ledger_admin = live.admin if live is not None else None
+                    return await target.admin.restore(file, ledger=ledger_admin, progress=progress)
             finally:
                 if live is not None:
                     await live.close()
@@ -201,8 +202,8 @@ def retention_command(
     policies = parse_policies(policy.read_text()) if policy else None
 
     async def work(memory: Memory) -> Any:
-        names = space or [s.name for s in await memory.all_spaces()]
-        return await memory.run_retention(
+        names = space or [s.name for s in await memory.admin.all_spaces()]
+        return await memory.forgetting.run_retention(
             Actor.operator("cli:retention"), names, policies=policies, dry_run=dry_run
         )
 

@@ -53,7 +53,7 @@ def export_command(
 
     async def work(memory: Memory) -> str:
         view = await reader_view(memory, space, as_of, known_at, tier)
-        return await memory.export(view, export_format)
+        return await memory.reads.export(view, export_format)
 
     text = with_memory(work)
     if out_file is None:
@@ -133,8 +133,8 @@ def explain_command(
         ends = []
         for ref in (from_, to):
             by = {"key": ref} if ref.startswith("entity:") else {"name": ref}
-            ends.append(await memory.find_entity(view, by))
-        found = await memory.explain_relation(
+            ends.append(await memory.reads.find_entity(view, by))
+        found = await memory.reads.explain_relation(
             view, ends[0].id, ends[1].id, max_hops=max_hops, first=first
         )
         # The explanation names the entities on its paths; the ends are named already.
@@ -198,7 +198,9 @@ def changes_command(
     async def work(memory: Memory) -> tuple[View, Changes]:
         view = await reader_view(memory, space, None, known_at, tier)
         subject = None if about is None else _ref(about)
-        return view, await memory.changes(view, start, end, axis=axis, about=subject, first=first)
+        return view, await memory.reads.changes(
+            view, start, end, axis=axis, about=subject, first=first
+        )
 
     view, found = with_memory(work)
     axis_words = "valid time" if axis is Axis.VALID else "recorded time"

@@ -73,7 +73,7 @@ async def _connect_and_migrate(settings: Settings, target: Neo4jTarget) -> list[
     from graph.memory import Memory
 
     async with await Memory.open(settings, target) as memory:
-        return await memory.migrate()
+        return await memory.admin.migrate()
 
 
 @app.command()
@@ -182,7 +182,7 @@ def _graphiql(settings: Settings) -> GraphiQLAssets | None:
 @app.command()
 def migrate() -> None:
     """Apply pending migrations (each in its own transaction); a no-op when up to date."""
-    applied = with_memory(lambda memory: memory.migrate())
+    applied = with_memory(lambda memory: memory.admin.migrate())
     if not applied:
         out.print("migrations: up to date")
     for migration in applied:

@@ -40,7 +40,7 @@ def mcp_command(
         async with await Memory.open() as memory:
             actor = Actor.operator("cli:engram mcp")
             if api_key is not None:
-                found = await memory.authenticate(api_key)
+                found = await memory.admin.authenticate(api_key)
                 if found is None:
                     raise SetupError("the API key is malformed, unknown or revoked")
                 actor = found

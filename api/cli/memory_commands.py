@@ -89,7 +89,7 @@ def remember_command(
     if valid_from is not None:
         item["valid_from"] = instant(valid_from, "--valid-from")
     [claim] = with_memory(
-        lambda memory: memory.remember(Actor.operator("cli:remember"), space, [item])
+        lambda memory: memory.writes.remember(Actor.operator("cli:remember"), space, [item])
     )
     out.print(
         f"remembered {claim.key} (revision {claim.revision}, {claim.status.lower()}, "
@@ -130,7 +130,7 @@ def search_command(
 
     async def work(memory: Memory) -> list[Hit]:
         view = await reader_view(memory, space, as_of, known_at, tier)
-        return await memory.search(view, query, types=memory_type or None, first=first)
+        return await memory.reads.search(view, query, types=memory_type or None, first=first)
 
     hits = with_memory(work)
     if not hits:
@@ -195,7 +195,7 @@ def forget_command(
         selector[_named_by(kind, selected, selected == claim_key)] = selected
     request = {"selector": selector, "reason": reason}
     receipt = with_memory(
-        lambda memory: memory.forget(Actor.operator("cli:forget"), space, request)
+        lambda memory: memory.forgetting.forget(Actor.operator("cli:forget"), space, request)
     )
     if receipt.whole_space:
         out.print(

@@ -27,7 +27,7 @@ async def export_memory(
     known_at: datetime | None = None,
 ) -> str | None:
     view = await info.context.view(space, as_of, known_at)
-    return await info.context.memory.export(view, format_)
+    return await info.context.memory.reads.export(view, format_)
 
 
 export_field = strawberry.field(

@@ -11,13 +11,13 @@ from graph.memory import View
 
 def evidence_loader(context: EngramContext, view: View) -> DataLoader[str, list[EvidenceLink]]:
     async def load(ids: list[str]) -> list[list[EvidenceLink]]:
-        return await context.memory.evidence(view, ids)
+        return await context.memory.reads.evidence(view, ids)
 
     return context.loader("evidence", view, load)
 
 
 def entity_loader(context: EngramContext, view: View) -> DataLoader[str, Entity | None]:
     async def load(ids: list[str]) -> list[Entity | None]:
-        return await context.memory.entities(view, ids)
+        return await context.memory.reads.entities(view, ids)
 
     return context.loader("entity", view, load)

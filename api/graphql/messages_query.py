@@ -42,7 +42,7 @@ async def recall_messages(
     first: int = 20,
 ) -> list[MessageHit] | None:
     view = await info.context.view(space, as_of, known_at)
-    hits = await info.context.memory.messages(
+    hits = await info.context.memory.reads.messages(
         view,
         query=query,
         start=from_,

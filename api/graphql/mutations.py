@@ -56,7 +56,7 @@ from graph.memory import View
 
 async def _result_view(info: EngramInfo, space: str, written: list[DomainClaim]) -> View:
     """The view results of a write are shown in: now, at the writer's tier."""
-    return await info.context.memory.written_view(info.context.actor, space, written)
+    return await info.context.memory.reads.written_view(info.context.actor, space, written)
 
 
 @strawberry.type
@@ -65,7 +65,9 @@ class Mutation:
     async def create_space(
         self, info: EngramInfo, name: str, description: str = ""
     ) -> CreateSpacePayload:
-        created = await info.context.memory.create_space(info.context.actor, name, description)
+        created = await info.context.memory.writes.create_space(
+            info.context.actor, name, description
+        )
         return CreateSpacePayload(space=Space.of(created))
 
     @mutation(
@@ -76,7 +78,7 @@ class Mutation:
     async def declare_predicate(
         self, info: EngramInfo, space: str, predicate: str, cardinality: Cardinality
     ) -> PredicateRulePayload:
-        rule = await info.context.memory.declare_predicate(
+        rule = await info.context.memory.writes.declare_predicate(
             info.context.actor, space, predicate, cardinality
         )
         return PredicateRulePayload(rule=PredicateRule.of(rule))
@@ -85,14 +87,14 @@ class Mutation:
     async def declare_predicates(
         self, info: EngramInfo, space: str, rules: list[PredicateRuleInput]
     ) -> PredicateRulesPayload:
-        declared = await info.context.memory.declare_predicates(
+        declared = await info.context.memory.writes.declare_predicates(
             info.context.actor, space, [(r.predicate, r.cardinality) for r in rules]
         )
         return PredicateRulesPayload(rules=[PredicateRule.of(rule) for rule in declared])
 
     @mutation("Create or revise a claim with ≥ 1 evidence.")
     async def remember(self, info: EngramInfo, space: str, input: RememberInput) -> ClaimPayload:
-        [claim] = await info.context.memory.remember(
+        [claim] = await info.context.memory.writes.remember(
             info.context.actor, space, [command_data(input)]
         )
         return ClaimPayload(claim=Claim.of(claim, await _result_view(info, space, [claim])))
@@ -104,18 +106,22 @@ class Mutation:
         if len(inputs) > 1000:
             raise ValidationFailed("at most 1000 claims per call", field="inputs")
         items = [command_data(i) for i in inputs]
-        done = await info.context.memory.remember(info.context.actor, space, items, field="inputs")
+        done = await info.context.memory.writes.remember(
+            info.context.actor, space, items, field="inputs"
+        )
         view = await _result_view(info, space, done)
         return ClaimsPayload(claims=[Claim.of(c, view) for c in done])
 
     @mutation("SUPERSEDE, RETRACT or DISPUTE a claim; never in place.")
     async def correct(self, info: EngramInfo, space: str, input: CorrectInput) -> ClaimPayload:
-        claim = await info.context.memory.correct(info.context.actor, space, command_data(input))
+        claim = await info.context.memory.writes.correct(
+            info.context.actor, space, command_data(input)
+        )
         return ClaimPayload(claim=Claim.of(claim, await _result_view(info, space, [claim])))
 
     @mutation("Assert a typed relation between two entities (a fact).")
     async def link(self, info: EngramInfo, space: str, input: LinkInput) -> ClaimPayload:
-        [claim] = await info.context.memory.remember(
+        [claim] = await info.context.memory.writes.remember(
             info.context.actor, space, [_clean_link(input)]
         )
         return ClaimPayload(claim=Claim.of(claim, await _result_view(info, space, [claim])))
@@ -125,14 +131,14 @@ class Mutation:
         self, info: EngramInfo, space: str, input: OpenEpisodeInput | None = None
     ) -> EpisodePayload:
         opening = command_data(input) if input is not None else {}
-        opened = await info.context.memory.open_episode(info.context.actor, space, opening)
+        opened = await info.context.memory.writes.open_episode(info.context.actor, space, opening)
         return EpisodePayload(episode=Episode.of(opened))
 
     @mutation("Append an observation to an open episode.")
     async def record_observation(
         self, info: EngramInfo, space: str, input: ObservationInput
     ) -> ObservationPayload:
-        recorded = await info.context.memory.record_observation(
+        recorded = await info.context.memory.writes.record_observation(
             info.context.actor, space, command_data(input)
         )
         return ObservationPayload(observation=Observation.of(recorded))
@@ -141,7 +147,7 @@ class Mutation:
     async def seal_episode(
         self, info: EngramInfo, space: str, input: SealEpisodeInput
     ) -> EpisodePayload:
-        sealed = await info.context.memory.seal_episode(
+        sealed = await info.context.memory.writes.seal_episode(
             info.context.actor, space, command_data(input)
         )
         return EpisodePayload(episode=Episode.of(sealed))
@@ -150,14 +156,14 @@ class Mutation:
     async def add_artifact(
         self, info: EngramInfo, space: str, input: ArtifactInput
     ) -> ArtifactPayload:
-        added = await info.context.memory.add_artifact(
+        added = await info.context.memory.writes.add_artifact(
             info.context.actor, space, command_data(input)
         )
         return ArtifactPayload(artifact=Artifact.of(added))
 
     @mutation("Merge a duplicate entity into a survivor; undoable.")
     async def merge_entities(self, info: EngramInfo, space: str, input: MergeInput) -> MergePayload:
-        merge_id = await info.context.memory.merge_entities(
+        merge_id = await info.context.memory.writes.merge_entities(
             info.context.actor, space, command_data(input)
         )
         return MergePayload(merge_id=strawberry.ID(merge_id))
@@ -166,7 +172,7 @@ class Mutation:
     async def unmerge_entities(
         self, info: EngramInfo, space: str, merge_id: strawberry.ID, reason: str
     ) -> UnmergePayload:
-        undone = await info.context.memory.unmerge_entities(
+        undone = await info.context.memory.writes.unmerge_entities(
             info.context.actor, space, merge_id, reason
         )
         return UnmergePayload(undone=undone)
@@ -185,7 +191,7 @@ class Mutation:
             "reason": reason,
             **({"idempotency_key": idempotency_key} if idempotency_key else {}),
         }
-        done = await info.context.memory.forget(info.context.actor, space, request)
+        done = await info.context.memory.forgetting.forget(info.context.actor, space, request)
         return ForgetPayload(
             receipt=ForgetReceipt(
                 tombstone_id=strawberry.ID(done.tombstone_id),
@@ -202,14 +208,16 @@ class Mutation:
         self, info: EngramInfo, space: str, selector: SelectorInput, reason: str
     ) -> LegalHoldPayload:
         hold = {"selector": command_data(selector), "reason": reason}
-        hold_id = await info.context.memory.set_legal_hold(info.context.actor, space, hold)
+        hold_id = await info.context.memory.forgetting.set_legal_hold(
+            info.context.actor, space, hold
+        )
         return LegalHoldPayload(hold_id=strawberry.ID(hold_id))
 
     @mutation("Release a legal hold from now on.")
     async def release_legal_hold(
         self, info: EngramInfo, space: str, hold_id: strawberry.ID, reason: str
     ) -> LegalHoldPayload:
-        released = await info.context.memory.release_legal_hold(
+        released = await info.context.memory.forgetting.release_legal_hold(
             info.context.actor, space, hold_id, reason
         )
         return LegalHoldPayload(hold_id=hold_id, released=released)

@@ -35,7 +35,7 @@ class EngramContext:
         self, space: str, as_of: datetime | None = None, known_at: datetime | None = None
     ) -> View:
         """A view of `space` at the caller's tier; FORBIDDEN when the key may not read it."""
-        return await self.memory.view(self.principal, space, as_of, known_at)
+        return await self.memory.reads.view(self.principal, space, as_of, known_at)
 
     def loader(
         self, name: str, view: View, load: Callable[[list[K]], Awaitable[list[V]]]

@@ -13,7 +13,7 @@ from api.graphql.types import EngramInfo
 async def space_rules(info: EngramInfo, space: str) -> list[PredicateRule] | None:
     view = await info.context.view(space, None, None)
     every = info.context.principal.has_rules(space)
-    rules = await info.context.memory.predicate_rules(view, every=every)
+    rules = await info.context.memory.reads.predicate_rules(view, every=every)
     return [PredicateRule.of(rule) for rule in rules]
 
 

@@ -72,7 +72,7 @@ from graph.memory import View
 
 
 async def _entity_id(info: EngramInfo, view: View, ref: EntityRefInput) -> str:
-    entity = await info.context.memory.find_entity(view, command_data(ref))
+    entity = await info.context.memory.reads.find_entity(view, command_data(ref))
     return entity.id
 
 
@@ -80,7 +80,7 @@ async def _entity_id(info: EngramInfo, view: View, ref: EntityRefInput) -> str:
 class Query:
     @strawberry.field(description="The memory spaces this key may read, by name.")
     async def spaces(self, info: EngramInfo) -> list[Space]:
-        return [Space.of(s) for s in await info.context.memory.spaces(info.context.principal)]
+        return [Space.of(s) for s in await info.context.memory.reads.spaces(info.context.principal)]
 
     predicate_rules: list[PredicateRule] | None = rules_field
 
@@ -101,7 +101,7 @@ class Query:
     ) -> Entity | None:
         view = await info.context.view(space, as_of, known_at)
         ref = {"id": id, "key": key, "name": name, "kind": kind.value if kind else None}
-        return Entity.of(await info.context.memory.find_entity(view, ref))
+        return Entity.of(await info.context.memory.reads.find_entity(view, ref))
 
     @strawberry.field(description="Claims visible in the view, newest recorded first, paged.")
     async def claims(
@@ -121,7 +121,7 @@ class Query:
             statuses = tuple(ClaimStatus(s) for s in (wanted.statuses or DEFAULT_STATUSES))
         except ValueError as failure:
             raise ValidationFailed(str(failure), field="filter.statuses") from None
-        page = await info.context.memory.claims(
+        page = await info.context.memory.reads.claims(
             view,
             ClaimFilter(
                 type=wanted.type,
@@ -144,7 +144,7 @@ class Query:
         self, info: EngramInfo, space: str, key: str, known_at: datetime | None = None
     ) -> list[Claim] | None:
         view = await info.context.view(space, None, known_at)
-        history = await info.context.memory.claim_history(view, key)
+        history = await info.context.memory.reads.claim_history(view, key)
         return [Claim.of(c, view) for c in history]
 
     @strawberry.field(description="An episode with its observations visible in the view.")
@@ -157,7 +157,7 @@ class Query:
         known_at: datetime | None = None,
     ) -> Episode | None:
         view = await info.context.view(space, as_of, known_at)
-        return Episode.of(await info.context.memory.episode(view, id))
+        return Episode.of(await info.context.memory.reads.episode(view, id))
 
     @strawberry.field(description="Claims and episodes that began in [from, to), in time order.")
     async def timeline(
@@ -170,7 +170,7 @@ class Query:
         first: int = 100,
     ) -> Timeline | None:
         view = await info.context.view(space, None, known_at)
-        found = await info.context.memory.timeline(view, from_, to, first=first)
+        found = await info.context.memory.reads.timeline(view, from_, to, first=first)
         return Timeline(
             claims=[Claim.of(c, view) for c in found.claims],
             episodes=[Episode.of(e) for e in found.episodes],
@@ -190,7 +190,7 @@ class Query:
         first: int = 50,
     ) -> Related | None:
         view = await info.context.view(space, as_of, known_at)
-        found = await info.context.memory.related(
+        found = await info.context.memory.reads.related(
             view,
             command_data(entity),
             hops=hops,
@@ -222,7 +222,7 @@ class Query:
         first: int = 5,
     ) -> Explanation | None:
         view = await info.context.view(space, as_of, known_at)
-        found = await info.context.memory.explain_relation(
+        found = await info.context.memory.reads.explain_relation(
             view, command_data(from_), command_data(to), max_hops=max_hops, first=first
         )
         entity_loader(info.context, view).prime_many({e.id: e for e in found.entities})
@@ -250,7 +250,7 @@ class Query:
         ] = False,
     ) -> list[SearchHit] | None:
         view = await info.context.view(space, as_of, known_at)
-        hits = await info.context.memory.search(
+        hits = await info.context.memory.reads.search(
             view,
             query,
             types=list(types) if types else None,
@@ -281,7 +281,7 @@ class Query:
         known_at: datetime | None = None,
     ) -> ContextSnapshot | None:
         view = await info.context.view(space, as_of, known_at)
-        snap = await info.context.memory.context(
+        snap = await info.context.memory.reads.context(
             view,
             budget_bytes=budget_bytes,
             about=command_data(about) if about is not None else None,
@@ -307,7 +307,7 @@ class Query:
     ) -> Changes | None:
         view = await info.context.view(space, None, known_at)
         subject = command_data(about) if about is not None else None
-        found = await info.context.memory.changes(
+        found = await info.context.memory.reads.changes(
             view, from_, to, axis=axis, about=subject, first=first
         )
         return Changes(

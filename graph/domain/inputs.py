@@ -6,6 +6,7 @@ ValidationFailed: evidence: give at least 1 item
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
@@ -64,3 +65,8 @@ def parse(model: type[M], data: dict[str, Any]) -> M:
         error = failure.errors()[0]
         where = _path(error)
         raise ValidationFailed(f"{where or 'input'}: {plain(error)}", field=where or None) from None
+
+
+def as_input(model: type[M], data: M | Mapping[str, Any]) -> M:
+    """`data` itself when it already is a `model`, else `model` parsed from it (`parse`)."""
+    return data if isinstance(data, model) else parse(model, dict(data))
