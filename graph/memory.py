@@ -13,7 +13,8 @@ The roles: `reads` (views and what they show), `writes` (the commands that add a
 operators only). A `Memory` holds the connection, no caller: every command takes the explicit
 `Actor` (spaces, tier, legal grant) and every read a `View` opened for one — so what a caller may
 not read it can neither see nor change, whatever door it came in by. Inputs are domain models or
-plain data (validated, with typed errors); answers are the records of `graph.domain`.
+plain data (validated, with typed errors) — the commands' input models are exported here beside
+`Memory`; answers are the records of `graph.domain`.
 """
 
 from __future__ import annotations
@@ -21,14 +22,23 @@ from __future__ import annotations
 from typing import Self
 
 from graph.commands import apikeys
+from graph.commands.artifacts import ArtifactInput
+from graph.commands.correct import CorrectInput
+from graph.commands.episodes import ObservationInput, OpenEpisodeInput, SealEpisodeInput
+from graph.commands.merge import MergeInput
+from graph.commands.references import EntityRef, EvidenceRef
+from graph.commands.remember import RememberInput
 from graph.commands.spaces import Space
+from graph.erasure.forget import ForgetInput, ForgetReceipt
+from graph.erasure.holds import HoldInput
+from graph.erasure.selectors import Selector
 from graph.jobs.export import ExportFormat
 from graph.jobs.restore import check_archive
 from graph.jobs.retention import parse_policies
 from graph.meaning.embeddings import Embedder
 from graph.memory_admin import Admin, Readiness
 from graph.memory_forgetting import Forgetting
-from graph.memory_reads import EntityRef, Reads
+from graph.memory_reads import Reads
 from graph.memory_writes import Writes
 from graph.reads.visibility import View
 from graph.store.db import Graph, Neo4jTarget, connect, resolve_target
@@ -37,10 +47,22 @@ from graph.store.settings import Settings, get_settings
 
 __all__ = [
     "DEV_ACTOR",
+    "ArtifactInput",
+    "CorrectInput",
     "EntityRef",
+    "EvidenceRef",
     "ExportFormat",
+    "ForgetInput",
+    "ForgetReceipt",
+    "HoldInput",
     "Memory",
+    "MergeInput",
+    "ObservationInput",
+    "OpenEpisodeInput",
     "Readiness",
+    "RememberInput",
+    "SealEpisodeInput",
+    "Selector",
     "Space",
     "View",
     "check_archive",

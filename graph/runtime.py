@@ -17,23 +17,27 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from graph.meaning.embeddings import Embedder
 from graph.reads import guide_queries
-from graph.store.db import UNAVAILABLE, Graph, Neo4jTarget, query_count, resolve_target
+from graph.store.db import UNAVAILABLE, Graph, Neo4jTarget, connect, query_count, resolve_target
 from graph.store.local._maven import file_lock, run_maven
 from graph.store.local.browser_settings import GUIDE_PATH, STYLE_PATH, guide_origin
 from graph.store.local.server import LocalNeo4j
 from graph.store.migrate import Migration
-from graph.store.settings import Settings, get_settings
+from graph.store.settings import NEO4J_VERSION, Settings, get_settings
 
 __all__ = [
     "GUIDE_PATH",
+    "NEO4J_VERSION",
     "STYLE_PATH",
     "UNAVAILABLE",
+    "Embedder",
     "Graph",
     "LocalNeo4j",
     "Migration",
     "Neo4jTarget",
     "Settings",
+    "connect",
     "fetch_from_maven",
     "get_settings",
     "guide_origin",

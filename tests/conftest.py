@@ -20,12 +20,18 @@ from hypothesis import HealthCheck, settings
 
 from api.app import create_app
 from graph.domain.errors import SetupError
-from graph.meaning.embeddings import Embedder
-from graph.store.db import Graph, Neo4jTarget, connect, resolve_target
+from graph.memory import Memory
+from graph.runtime import (
+    Embedder,
+    Graph,
+    LocalNeo4j,
+    Neo4jTarget,
+    Settings,
+    connect,
+    resolve_target,
+)
 from graph.store.integrity import RULES, WRITE_RULES, violations
-from graph.store.local.server import LocalNeo4j
 from graph.store.migrate import migrate
-from graph.store.settings import Settings
 from tests.http import running
 from tests.run_order import by_length
 from tests.support import QUICK_NEO4J_CONFIG, SHORT_LIVED_NEO4J_JVM, delete_all_data
@@ -99,6 +105,12 @@ async def graph(neo4j_target: Neo4jTarget) -> AsyncIterator[Graph]:
     await migrate(connection)
     yield connection
     await connection.close()
+
+
+@pytest.fixture
+def memory(graph: Graph, test_settings: Settings, embedder: Embedder) -> Memory:
+    """The door, `graph.memory.Memory`, on the test Neo4j: what tests read and write through."""
+    return Memory(graph, test_settings, embedder)
 
 
 @pytest.fixture(scope="session")

@@ -21,7 +21,7 @@ from datetime import UTC, datetime
 from graph.commands.predicate_rules import declare_predicates
 from graph.domain.cardinality import Cardinality
 from graph.domain.model import Claim
-from graph.store.db import Graph
+from graph.runtime import Graph
 from tests.story import Story, new_story
 
 

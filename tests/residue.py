@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import LiteralString
 
-from graph.store.db import Graph
+from graph.runtime import Graph
 
 NODES_MENTIONING: LiteralString = """
 MATCH (n)

@@ -18,7 +18,7 @@ from graph.reads.listing import MAX_PAGE, ClaimFilter, list_claims
 from graph.reads.resources import entities_by_ids
 from graph.reads.traverse import related
 from graph.reads.visibility import View
-from graph.store.db import Graph
+from graph.runtime import Graph
 from tests.people_story import on
 from tests.story import Story
 

@@ -13,7 +13,7 @@ import httpx
 import pytest
 from tenacity import Retrying, retry_if_result, stop_after_delay, wait_fixed
 
-from graph.store.db import Graph
+from graph.runtime import Graph
 
 DELETE_DATA: LiteralString = """
 MATCH (n) WHERE NOT n:Migration

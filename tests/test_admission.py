@@ -18,7 +18,7 @@ import pytest
 from starlette.types import Receive, Scope, Send
 
 from api.guards import HEAVY, Admission, cost
-from graph.store.db import Graph
+from graph.runtime import Graph
 from tests.test_api_abuse import PEOPLE, RELATED, chain
 
 MCP_HEADERS = {

@@ -23,8 +23,7 @@ from api.app import create_app
 from api.graphql.request_body import MAX_LIST_ITEMS
 from graph.commands.apikeys import Grant, create_key
 from graph.domain.model import Privacy
-from graph.store.db import Graph, Neo4jTarget
-from graph.store.settings import Settings
+from graph.runtime import Graph, Neo4jTarget, Settings
 from tests.http import gql, running
 from tests.story import new_story
 from tests.tcp_proxy import TcpProxy

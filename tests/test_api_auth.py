@@ -24,9 +24,8 @@ from graph.domain.actor import Actor
 from graph.domain.model import Privacy
 from graph.erasure.forget import ForgetInput, forget
 from graph.erasure.selectors import Selector, SelectorKind
-from graph.store.db import Graph, Neo4jTarget
+from graph.runtime import Graph, Neo4jTarget, Settings
 from graph.store.neomodel_bridge import share_driver
-from graph.store.settings import Settings
 from tests.http import gql, running
 from tests.story import Story, new_story
 

@@ -9,8 +9,7 @@ import pytest
 from strawberry.extensions.validation_cache import _get_validate_cache
 
 from api.app import create_app
-from graph.store.db import Graph, Neo4jTarget
-from graph.store.settings import Settings
+from graph.runtime import Graph, Neo4jTarget, Settings
 from tests.http import gql, running
 from tests.story import Story, new_story
 

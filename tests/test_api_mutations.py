@@ -6,7 +6,7 @@ from typing import Any
 
 import httpx
 
-from graph.store.db import Graph
+from graph.runtime import Graph
 from tests.http import gql
 from tests.story import count
 

@@ -8,7 +8,7 @@ from typing import Any
 import httpx
 import pytest
 
-from graph.store.db import Graph
+from graph.runtime import Graph
 from tests.http import gql
 from tests.people_story import People, on, people_story
 

@@ -7,9 +7,7 @@ from pathlib import Path
 import pytest
 
 from api.app import create_app
-from graph.store.db import Graph, Neo4jTarget
-from graph.store.local.server import LocalNeo4j
-from graph.store.settings import Settings
+from graph.runtime import Graph, LocalNeo4j, Neo4jTarget, Settings
 from tests.http import gql, running
 
 

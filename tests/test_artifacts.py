@@ -20,8 +20,7 @@ from graph.domain.actor import Actor
 from graph.domain.errors import GateRefused, NotFound, ValidationFailed
 from graph.domain.model import Artifact, ArtifactStorage, Authority, EvidenceKind
 from graph.reads.resources import claims_by_key
-from graph.store.db import Graph, Neo4jTarget
-from graph.store.settings import Settings
+from graph.runtime import Graph, Neo4jTarget, Settings
 from tests.http import gql, running
 from tests.story import Story, count, new_story
 

@@ -18,8 +18,7 @@ from graph.domain.errors import SetupError
 from graph.erasure.forget import ForgetInput, forget
 from graph.erasure.selectors import Selector, SelectorKind
 from graph.jobs.backup import backup, read_manifest, restore
-from graph.store.db import Graph, Neo4jTarget
-from graph.store.settings import Settings
+from graph.runtime import Graph, Neo4jTarget, Settings
 from tests.people_story import people_story
 from tests.support import DEEP, delete_all_data
 from tests.test_cli import engram_env, run_engram

@@ -20,8 +20,8 @@ from graph.erasure.holds import HoldInput, release_legal_hold, set_legal_hold
 from graph.erasure.selectors import Selector, SelectorKind
 from graph.jobs.backup import backup
 from graph.jobs.restore import restore
+from graph.runtime import Graph
 from graph.store.clock import BARRIER
-from graph.store.db import Graph
 from tests.people_story import on, people_story
 from tests.story import new_story
 

@@ -20,7 +20,7 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, rule, run_stat
 
 from graph.domain.model import ClaimStatus
 from graph.reads.resources import claim_history, claims_by_key
-from graph.store.db import Graph, Neo4jTarget, connect
+from graph.runtime import Graph, Neo4jTarget, connect
 from tests.bitemporal_model import BitemporalModel, Row
 from tests.story import Story, day, new_story
 from tests.support import NEO4J_EXAMPLES

@@ -29,8 +29,7 @@ from api.browser_guide_page import KIND_STYLES
 from graph.domain.actor import Actor
 from graph.erasure.forget import ForgetInput, forget
 from graph.erasure.selectors import Selector, SelectorKind
-from graph.store.db import Graph, Neo4jTarget
-from graph.store.settings import Settings
+from graph.runtime import Graph, Neo4jTarget, Settings
 from tests.story import Story, new_story
 from tests.support import free_port
 from tests.test_cli import ENGRAM

@@ -26,9 +26,8 @@ from graph.reads.guide_queries import (
     TOMBSTONES,
     guide_params,
 )
-from graph.store.db import Graph, Neo4jTarget
+from graph.runtime import Graph, Neo4jTarget, Settings
 from graph.store.local.browser_settings import allowed_guide_hosts, guide_origin
-from graph.store.settings import Settings
 from tests.http import running
 from tests.people_story import People, people_story
 

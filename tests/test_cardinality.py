@@ -16,10 +16,8 @@ from graph.domain.actor import Actor
 from graph.domain.cardinality import Cardinality
 from graph.domain.errors import ValidationFailed
 from graph.domain.read_records import ClaimFilter
-from graph.meaning.embeddings import Embedder
 from graph.memory import Memory
-from graph.store.db import Graph
-from graph.store.settings import Settings
+from graph.runtime import Embedder, Graph, Settings
 from tests.story import day
 from tests.support import NEO4J_EXAMPLES
 

@@ -8,8 +8,7 @@ from typing import Any
 
 import httpx
 
-from graph.store.db import Neo4jTarget
-from graph.store.settings import Settings
+from graph.runtime import Neo4jTarget, Settings
 from tests.http import gql
 from tests.test_cli import engram_env, run_engram
 

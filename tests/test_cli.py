@@ -13,8 +13,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from graph.store.db import Neo4jTarget
-from graph.store.settings import Settings
+from graph.runtime import Neo4jTarget, Settings
 from tests.support import SHORT_LIVED_NEO4J_JVM, free_port
 
 ENGRAM = [sys.executable, "-c", "from api.cli.main import main; main()"]

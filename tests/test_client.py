@@ -46,9 +46,8 @@ from api.client import (
 from graph.commands.apikeys import create_key
 from graph.domain.actor import Grant
 from graph.domain.model import Privacy as Tier
-from graph.store.db import Graph, Neo4jTarget
+from graph.runtime import Graph, Neo4jTarget, Settings
 from graph.store.neomodel_bridge import share_driver
-from graph.store.settings import Settings
 from tests.support import free_port, wait_until_ready
 from tests.test_cli import ENGRAM, engram_env
 

@@ -5,10 +5,8 @@ ended or was superseded, and no key."""
 from __future__ import annotations
 
 from graph.domain.actor import Actor
-from graph.meaning.embeddings import Embedder
 from graph.memory import Memory
-from graph.store.db import Graph
-from graph.store.settings import Settings
+from graph.runtime import Embedder, Graph, Settings
 from tests.story import day, new_story
 
 OPERATOR = Actor.operator("test")

@@ -13,7 +13,7 @@ from graph.domain.errors import RevisionConflict, ValidationFailed
 from graph.domain.model import Claim, ClaimStatus, EvidenceKind
 from graph.reads.resources import claim_history, claims_by_key, get_claim
 from graph.reads.traverse import explain_relation, related
-from graph.store.db import Graph
+from graph.runtime import Graph
 from tests.story import Story, day, new_story
 
 WORKS_AT = "fact:person/alice:WORKS_AT:org/acme"

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 import yaml
 
-from graph.store.settings import NEO4J_VERSION, Settings
+from graph.runtime import NEO4J_VERSION, Settings
 
 ROOT = Path(__file__).resolve().parent.parent
 COMPOSE_FILE = ROOT / "docker" / "compose.yaml"

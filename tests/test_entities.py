@@ -7,11 +7,9 @@ import pytest
 from graph.commands.merge import MergeInput, merge_entities, unmerge_entities
 from graph.domain.actor import Actor
 from graph.domain.errors import NotFound, ValidationFailed
-from graph.meaning.embeddings import Embedder
 from graph.memory import Memory
 from graph.reads.resources import get_entity
-from graph.store.db import Graph
-from graph.store.settings import Settings
+from graph.runtime import Embedder, Graph, Settings
 from tests.story import Story, day, new_story
 
 

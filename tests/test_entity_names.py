@@ -22,8 +22,7 @@ from graph.domain.errors import EngramError
 from graph.erasure.forget import ForgetInput, forget
 from graph.erasure.selectors import Selector, SelectorKind
 from graph.reads.resources import ENTITY_IDS_BY_NAME
-from graph.runtime import query_count
-from graph.store.db import Graph
+from graph.runtime import Graph, query_count
 from graph.store.migrate import load
 from tests.story import TEST_ACTOR, Story, new_story
 

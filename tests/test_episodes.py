@@ -22,7 +22,7 @@ from graph.domain.model import EpisodeKind, EpisodeStatus, ObservationKind, Priv
 from graph.reads.listing import timeline
 from graph.reads.resources import get_episode
 from graph.reads.visibility import View
-from graph.store.db import Graph
+from graph.runtime import Graph
 from tests.story import Story, count, day, new_story
 
 

@@ -23,9 +23,8 @@ from graph.jobs.export_markdown import when
 from graph.jobs.importer import import_items
 from graph.reads.resources import get_episode
 from graph.reads.visibility import View
-from graph.store.db import Graph, Neo4jTarget
+from graph.runtime import Graph, Neo4jTarget, Settings
 from graph.store.neomodel_bridge import share_driver
-from graph.store.settings import Settings
 from tests.http import gql, running
 from tests.people_story import on
 from tests.seeded_histories import current_view, seed_histories

@@ -8,8 +8,7 @@ from pathlib import Path
 
 from graph.commands.spaces import create_space
 from graph.domain.wording import when
-from graph.store.db import Graph, Neo4jTarget
-from graph.store.settings import Settings
+from graph.runtime import Graph, Neo4jTarget, Settings
 from tests.people_story import people_story
 from tests.story import TEST_ACTOR
 from tests.test_cli import engram_env, run_engram

@@ -15,11 +15,10 @@ from graph.domain.model import ClaimStatus
 from graph.erasure.forget import ForgetInput, forget
 from graph.erasure.holds import HoldInput, release_legal_hold, set_legal_hold
 from graph.erasure.selectors import Selector, SelectorKind
-from graph.meaning.embeddings import Embedder
 from graph.reads.resources import claim_history, claims_by_key, get_entity
 from graph.reads.search import search
 from graph.reads.traverse import explain_relation, related
-from graph.store.db import Graph
+from graph.runtime import Embedder, Graph
 from tests.people_story import People, on, people_story
 from tests.residue import residue
 from tests.story import Story, day, new_story

@@ -20,10 +20,8 @@ import pytest
 from graph.domain.actor import Actor
 from graph.domain.errors import NotFound
 from graph.domain.read_records import ClaimFilter
-from graph.meaning.embeddings import Embedder
 from graph.memory import ExportFormat, Memory
-from graph.store.db import Graph
-from graph.store.settings import Settings
+from graph.runtime import Embedder, Graph, Settings
 from tests.residue import residue
 
 AGENT = Actor.operator("agent")

@@ -28,7 +28,7 @@ from graph.erasure.holds import HoldInput, set_legal_hold
 from graph.erasure.selectors import Selector, SelectorKind
 from graph.jobs.retention import Policy, run_retention
 from graph.reads.resources import claims_by_key
-from graph.store.db import Graph, Neo4jTarget, connect
+from graph.runtime import Graph, Neo4jTarget, connect
 from tests.residue import residue
 from tests.story import Story, new_story
 from tests.support import NEO4J_EXAMPLES, delete_all_data

@@ -13,11 +13,10 @@ from graph.domain.actor import Actor
 from graph.domain.errors import EngramError
 from graph.erasure.forget import ForgetInput, forget
 from graph.erasure.selectors import Selector, SelectorKind
-from graph.meaning.embeddings import Embedder
 from graph.reads.listing import ClaimFilter, list_claims
 from graph.reads.resources import claims_by_key
 from graph.reads.search import search
-from graph.store.db import Graph
+from graph.runtime import Embedder, Graph
 from tests.residue import residue
 from tests.story import new_story
 

@@ -16,8 +16,7 @@ from api.graphiql_assets import GraphiQLAssets, graphiql_assets
 from api.graphiql_page import EXAMPLE_QUERY
 from graph.commands.apikeys import Grant, create_key
 from graph.domain.model import Privacy
-from graph.store.db import Graph, Neo4jTarget
-from graph.store.settings import Settings
+from graph.runtime import Graph, Neo4jTarget, Settings
 from tests.http import gql, running
 from tests.people_story import people_story
 

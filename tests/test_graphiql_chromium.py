@@ -25,8 +25,7 @@ from selenium.webdriver.remote.webdriver import WebDriver
 from selenium.webdriver.support.ui import WebDriverWait
 
 from api.graphiql_page import EXAMPLE_QUERY
-from graph.store.db import Graph
-from graph.store.settings import Settings
+from graph.runtime import Graph, Settings
 from tests.people_story import people_story
 from tests.support import free_port
 from tests.test_browser_chromium import CHROMEDRIVER, CHROMIUM

@@ -17,8 +17,7 @@ from graph.domain.model import Privacy
 from graph.erasure.forget import ForgetInput, forget
 from graph.erasure.holds import HoldInput, set_legal_hold
 from graph.erasure.selectors import Selector, SelectorKind
-from graph.store.db import Graph
-from graph.store.settings import Settings
+from graph.runtime import Graph, Settings
 from tests.story import new_story
 
 OPERATOR = Actor.operator("counsel")

@@ -11,8 +11,7 @@ from graph.domain.model import ClaimStatus, EpisodeKind, EpisodeStatus
 from graph.jobs.importer import Refusal, import_items
 from graph.reads.resources import claim_history, claims_by_key, get_episode
 from graph.reads.visibility import View
-from graph.store.db import Graph, Neo4jTarget
-from graph.store.settings import Settings
+from graph.runtime import Graph, Neo4jTarget, Settings
 from tests.story import count
 from tests.test_cli import engram_env, run_engram
 

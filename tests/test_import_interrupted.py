@@ -14,8 +14,7 @@ from typing import Any
 from graph.commands.spaces import create_space
 from graph.domain.actor import Actor
 from graph.jobs.importer import import_items
-from graph.store.db import Graph, Neo4jTarget
-from graph.store.settings import Settings
+from graph.runtime import Graph, Neo4jTarget, Settings
 from tests.test_cli import ENGRAM, engram_env, run_engram
 
 LINES = 3000

@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta, timezone
 import pytest
 
 from graph.domain.timeutil import to_native
-from graph.store.db import Graph
+from graph.runtime import Graph
 
 STORED = datetime(2024, 3, 5, 6, 7, 8, 123456, tzinfo=UTC)
 

@@ -13,9 +13,8 @@ import pytest
 from pydantic import ValidationError
 
 from graph.domain.errors import SetupError
+from graph.runtime import NEO4J_VERSION, LocalNeo4j, Settings
 from graph.store.local.launcher_class import launcher_arguments
-from graph.store.local.server import LocalNeo4j
-from graph.store.settings import NEO4J_VERSION, Settings
 from tests.support import SHORT_LIVED_NEO4J_JVM
 
 

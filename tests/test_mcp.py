@@ -31,9 +31,8 @@ from graph.commands.apikeys import create_key, revoke_key
 from graph.commands.spaces import create_space
 from graph.domain.actor import Actor, Grant
 from graph.domain.model import Privacy
-from graph.store.db import Graph, Neo4jTarget
+from graph.runtime import Graph, Neo4jTarget, Settings
 from graph.store.neomodel_bridge import share_driver
-from graph.store.settings import Settings
 from tests.test_cli import ENGRAM, engram_env
 from tests.test_client import server  # noqa: F401 - the `engram serve --no-dev` fixture
 

@@ -3,7 +3,7 @@ as evidence_text recorded in the same transaction, and a refused call records no
 
 from __future__ import annotations
 
-from graph.store.db import Graph
+from graph.runtime import Graph
 from tests.story import count
 from tests.test_client import server  # noqa: F401 - the `engram serve --no-dev` fixture
 from tests.test_mcp import Keys, call, keys, over_http, quotes, refused  # noqa: F401 - fixtures

@@ -31,8 +31,7 @@ from graph.meaning.embeddings import (
 )
 from graph.reads.search import search
 from graph.reads.visibility import View
-from graph.store.db import Graph, Neo4jTarget
-from graph.store.settings import Settings
+from graph.runtime import Graph, Neo4jTarget, Settings
 from tests.http import gql, running
 from tests.story import Story, new_story
 from tests.test_cli import engram_env, run_engram

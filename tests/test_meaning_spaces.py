@@ -18,7 +18,7 @@ from graph.meaning.embeddings import Embedder, embed_pending
 from graph.meaning.space_indexes import names_for
 from graph.reads.search import BY_MEANING, MIN_SIMILARITY, search
 from graph.reads.visibility import View
-from graph.store.db import Graph
+from graph.runtime import Graph
 from tests.story import Story, new_story
 
 INDEX_FROM = 40

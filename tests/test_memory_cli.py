@@ -3,8 +3,7 @@ one selector names, and the next search no longer finds it."""
 
 from __future__ import annotations
 
-from graph.store.db import Graph, Neo4jTarget
-from graph.store.settings import Settings
+from graph.runtime import Graph, Neo4jTarget, Settings
 from tests.story import new_story
 from tests.test_cli import engram_env, run_engram
 

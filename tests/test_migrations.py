@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from graph.domain.errors import SetupError
-from graph.store.db import Graph
+from graph.runtime import Graph
 from graph.store.migrate import default_directory, load, migrate, pending
 
 SHIPPED = load()

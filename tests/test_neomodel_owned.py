@@ -29,7 +29,7 @@ from graph.erasure.forget import ForgetInput, forget
 from graph.erasure.selectors import Selector, SelectorKind
 from graph.jobs.backup import backup
 from graph.jobs.restore import restore
-from graph.store.db import Graph
+from graph.runtime import Graph
 from graph.store.migrate import MigrationRecord
 from graph.store.neomodel_bridge import (
     DATABASE_NAME,

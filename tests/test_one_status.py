@@ -12,7 +12,7 @@ from typing import Any
 import httpx
 
 from graph.reads.guide_queries import RELATION_HISTORY
-from graph.store.db import Graph
+from graph.runtime import Graph
 from tests.http import gql
 
 FACT = "fact:person/alice:WORKS_AT"

@@ -15,7 +15,7 @@ import pytest
 from neo4j import AsyncGraphDatabase
 from neo4j.exceptions import CypherSyntaxError, ServiceUnavailable
 
-from graph.store.db import Graph, query_count
+from graph.runtime import Graph, query_count
 
 
 def closed_port() -> int:

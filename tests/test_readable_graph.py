@@ -12,8 +12,7 @@ from graph.domain.actor import Actor
 from graph.erasure.forget import ForgetInput, forget
 from graph.erasure.selectors import Selector, SelectorKind
 from graph.reads.resources import get_entity
-from graph.store.db import Graph
-from graph.store.settings import Settings
+from graph.runtime import Graph, Settings
 from tests.story import Story, day, new_story
 
 ENTITY = """

@@ -32,8 +32,7 @@ from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.types import TextContent
 
-from graph.store.db import Graph, Neo4jTarget
-from graph.store.settings import Settings
+from graph.runtime import Graph, Neo4jTarget, Settings
 from tests.people_story import people_story
 from tests.readme_blocks import Block, blocks
 from tests.support import free_port, wait_until_ready

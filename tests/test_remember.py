@@ -21,7 +21,7 @@ from graph.domain.errors import (
 from graph.domain.inputs import parse
 from graph.domain.model import Authority, ClaimStatus, EvidenceKind, Role
 from graph.reads.resources import claim_history, claims_by_key
-from graph.store.db import Graph
+from graph.runtime import Graph
 from tests.story import Story, count, day, new_story
 
 

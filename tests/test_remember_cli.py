@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import re
 
-from graph.store.db import Graph, Neo4jTarget
-from graph.store.settings import Settings
+from graph.runtime import Graph, Neo4jTarget, Settings
 from tests.story import count, new_story
 from tests.test_cli import engram_env, run_engram
 

@@ -17,11 +17,8 @@ import pytest
 from graph.domain.actor import Actor
 from graph.domain.cardinality import Cardinality
 from graph.domain.read_records import ClaimFilter
-from graph.meaning.embeddings import Embedder
 from graph.memory import Memory, View
-from graph.runtime import query_count
-from graph.store.db import Graph
-from graph.store.settings import Settings
+from graph.runtime import Embedder, Graph, Settings, query_count
 from tests.http import gql
 from tests.story import Story, day, new_story
 

@@ -33,8 +33,7 @@ from graph.jobs.backup import backup, restore
 from graph.jobs.importer import import_items
 from graph.meaning.embeddings import Embedder, embed_pending, pending, store
 from graph.reads.search import search
-from graph.store.db import Graph, Neo4jTarget
-from graph.store.settings import Settings
+from graph.runtime import Graph, Neo4jTarget, Settings
 from tests.http import gql, running
 from tests.residue import residue
 from tests.story import Story, new_story

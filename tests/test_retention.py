@@ -13,11 +13,9 @@ from graph.domain.timeutil import utc_now
 from graph.erasure.holds import HoldInput, set_legal_hold
 from graph.erasure.selectors import Selector, SelectorKind
 from graph.jobs.retention import Policy, run_retention
-from graph.meaning.embeddings import Embedder
 from graph.reads.resources import claim_history, claims_by_key
 from graph.reads.search import search
-from graph.store.db import Graph, Neo4jTarget
-from graph.store.settings import Settings
+from graph.runtime import Embedder, Graph, Neo4jTarget, Settings
 from tests.residue import residue
 from tests.story import Story, new_story
 from tests.test_cli import engram_env, run_engram

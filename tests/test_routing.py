@@ -19,10 +19,8 @@ from neo4j import AsyncNeo4jDriver
 from graph.domain.actor import Grant
 from graph.domain.model import Privacy
 from graph.domain.read_records import ClaimFilter
-from graph.meaning.embeddings import Embedder
 from graph.memory import DEV_ACTOR, Memory
-from graph.runtime import Neo4jTarget
-from graph.store.settings import Settings
+from graph.runtime import Embedder, Neo4jTarget, Settings
 
 SAID = "I'm Alice; I work at Acme."
 

@@ -17,9 +17,8 @@ from graph.commands.apikeys import Grant, create_key
 from graph.domain.actor import Actor
 from graph.domain.model import Privacy
 from graph.memory import Memory
-from graph.store.db import Graph, Neo4jTarget
+from graph.runtime import Graph, Neo4jTarget, Settings
 from graph.store.neomodel_bridge import share_driver
-from graph.store.settings import Settings
 from tests.http import gql, running
 
 DECLARE = """

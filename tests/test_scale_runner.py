@@ -21,8 +21,7 @@ from bench.scale import Plan, parse_size, run_scale
 from bench.scale_report import GOALS, OPERATIONS
 from graph.memory import Memory
 from graph.reads.visibility import visible
-from graph.store.db import Graph, Neo4jTarget
-from graph.store.settings import Settings
+from graph.runtime import Graph, Neo4jTarget, Settings
 
 CLAIM_ROWS = """
 MATCH (s:Space {name: $space}), (c:Claim {spaceId: s.id})

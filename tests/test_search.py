@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from graph.meaning.embeddings import Embedder
 from graph.reads.search import search
-from graph.store.db import Graph
+from graph.runtime import Embedder, Graph
 from tests.story import Story, new_story
 
 

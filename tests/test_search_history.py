@@ -17,10 +17,9 @@ from graph.domain.model import Claim, MemoryType, Privacy
 from graph.domain.read_records import RevisionState
 from graph.erasure.forget import ForgetInput, forget
 from graph.erasure.selectors import Selector, SelectorKind
-from graph.meaning.embeddings import Embedder
 from graph.reads.search import search
 from graph.reads.visibility import View
-from graph.store.db import Graph
+from graph.runtime import Embedder, Graph
 from tests.http import gql
 from tests.people_story import on
 from tests.story import Story, new_story

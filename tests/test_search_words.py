@@ -8,10 +8,9 @@ from dataclasses import dataclass
 import pytest
 
 from graph.domain.model import Claim, MemoryType
-from graph.meaning.embeddings import Embedder
 from graph.reads.search import search
 from graph.reads.search_words import lucene_query, query_words
-from graph.store.db import Graph
+from graph.runtime import Embedder, Graph
 from graph.store.migrate import load
 from tests.story import Story, new_story
 

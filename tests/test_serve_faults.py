@@ -18,9 +18,7 @@ import httpx
 import pytest
 
 from api.app import create_app
-from graph.store.db import resolve_target
-from graph.store.local.server import LocalNeo4j
-from graph.store.settings import Settings
+from graph.runtime import LocalNeo4j, Settings, resolve_target
 from tests.http import running
 from tests.support import SHORT_LIVED_NEO4J_JVM, free_port, wait_until_ready
 from tests.test_cli import ENGRAM

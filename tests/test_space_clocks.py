@@ -10,10 +10,8 @@ import pytest
 
 from graph.commands.writing import TICK_IN_SPACE
 from graph.domain.model import Claim
-from graph.meaning.embeddings import Embedder
 from graph.memory import DEV_ACTOR, Memory
-from graph.store.db import Graph
-from graph.store.settings import Settings
+from graph.runtime import Embedder, Graph, Settings
 
 
 @pytest.fixture

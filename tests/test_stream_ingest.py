@@ -13,7 +13,7 @@ from typing import Any
 
 import httpx
 
-from graph.store.db import Graph
+from graph.runtime import Graph
 from tests.http import gql
 from tests.story import count
 from tests.support import DEEP

@@ -12,8 +12,7 @@ import subprocess
 import termios
 from pathlib import Path
 
-from graph.store.db import Graph, Neo4jTarget
-from graph.store.settings import Settings
+from graph.runtime import Graph, Neo4jTarget, Settings
 from tests.people_story import people_story
 from tests.test_cli import ENGRAM, engram_env
 

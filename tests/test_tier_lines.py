@@ -17,8 +17,7 @@ from graph.erasure.forget import ForgetInput, forget
 from graph.erasure.selectors import Selector, SelectorKind
 from graph.reads import resources as reads
 from graph.reads.visibility import View
-from graph.store.db import Graph
-from graph.store.settings import Settings
+from graph.runtime import Graph, Settings
 from tests.story import Story, new_story
 
 NORMAL = Actor("normal", {"alice": Grant("alice", Privacy.NORMAL, write=True)})

@@ -36,8 +36,7 @@ from graph.erasure.selectors import Selector, SelectorKind
 from graph.reads import resources as reads
 from graph.reads.listing import ClaimFilter, list_claims
 from graph.reads.visibility import View
-from graph.store.db import Graph
-from graph.store.settings import Settings
+from graph.runtime import Graph, Settings
 from tests.support import NEO4J_EXAMPLES
 from tests.tier_worlds import normalised
 

@@ -17,11 +17,8 @@ from api.agent_mcp.transports import stdio_caller
 from graph.domain.actor import Grant
 from graph.domain.errors import Forbidden, NotFound
 from graph.domain.model import Privacy
-from graph.meaning.embeddings import Embedder
 from graph.memory import DEV_ACTOR, Memory
-from graph.runtime import Neo4jTarget
-from graph.store.db import Graph, connect
-from graph.store.settings import Settings
+from graph.runtime import Embedder, Graph, Neo4jTarget, Settings, connect
 from tests.test_cli import engram_env, run_engram
 
 

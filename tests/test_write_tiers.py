@@ -22,9 +22,8 @@ from api.app import create_app
 from graph.commands.apikeys import create_key
 from graph.domain.actor import Grant
 from graph.domain.model import Privacy
-from graph.store.db import Graph, Neo4jTarget
+from graph.runtime import Graph, Neo4jTarget, Settings
 from graph.store.neomodel_bridge import share_driver
-from graph.store.settings import Settings
 from tests.http import gql, running
 from tests.support import delete_all_data
 from tests.tier_worlds import SPACE, World, above, build, normalised

@@ -9,10 +9,8 @@ import pytest
 
 from graph.domain.actor import Actor
 from graph.domain.errors import AmbiguousSubject, NotFound, ValidationFailed
-from graph.meaning.embeddings import Embedder
 from graph.memory import Memory
-from graph.store.db import Graph
-from graph.store.settings import Settings
+from graph.runtime import Embedder, Graph, Settings
 from tests.story import day
 
 AGENT = Actor.operator("agent-7")

@@ -23,8 +23,7 @@ from graph.domain.inputs import parse
 from graph.domain.model import Privacy
 from graph.erasure.holds import HoldInput, set_legal_hold
 from graph.erasure.selectors import Selector, SelectorKind
-from graph.store.db import Graph
-from graph.store.settings import Settings
+from graph.runtime import Graph, Settings
 
 OPERATOR = Actor.operator("operator")
 SPACE = "alice"
