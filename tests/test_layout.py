@@ -53,18 +53,38 @@ def _internal(name: str, known: dict[str, Path]) -> str | None:
     return name or None
 
 
-def test_api_enters_graph_only_through_the_memory_door_and_the_domain_records() -> None:
+DOOR = ("graph.memory", "graph.runtime", "graph.domain")
+"""What an outside caller of graph/ may import: the door, the machinery beside it, the domain."""
+
+
+def _through_the_door(target: str) -> bool:
+    return target == "graph" or any(target == d or target.startswith(f"{d}.") for d in DOOR)
+
+
+def _below_the_door(package: str) -> dict[str, list[str]]:
+    """Per module of `package`, the modules of graph/ below the door it imports (anywhere)."""
     graph_modules = _modules("graph")
-    allowed = ("graph.memory", "graph.runtime", "graph.domain")
-    offending = sorted(
-        f"{module} imports {target}"
-        for module, path in _modules("api").items()
-        for name in _imports(module, path, top_level_only=False)
-        if (target := _internal(name, graph_modules)) is not None
-        and target != "graph"
-        and not target.startswith(allowed)
-    )
-    assert offending == []
+    below: dict[str, list[str]] = {}
+    for module, path in _modules(package).items():
+        targets = {
+            target
+            for name in _imports(module, path, top_level_only=False)
+            if (target := _internal(name, graph_modules)) is not None
+        }
+        if found := sorted(t for t in targets if not _through_the_door(t)):
+            below[module] = found
+    return below
+
+
+def test_api_enters_graph_only_through_the_memory_door_and_the_domain_records() -> None:
+    assert _below_the_door("api") == {}
+
+
+def test_the_door_check_tells_a_role_module_from_the_door_itself() -> None:
+    assert _through_the_door("graph.memory")
+    assert _through_the_door("graph.domain.model")
+    assert not _through_the_door("graph.memory_reads")
+    assert not _through_the_door("graph.reads.search")
 
 
 def test_the_benches_enter_graph_only_through_the_memory_door_and_the_domain_records() -> None:

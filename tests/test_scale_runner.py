@@ -97,25 +97,27 @@ class Killed(Exception):
     pass
 
 
-class DiesAtTheThirdSeal(Memory):
-    """A memory whose process is killed as it seals its third conversation."""
+def dies_at_the_third_seal(memory: Memory, monkeypatch: pytest.MonkeyPatch) -> Memory:
+    """The memory, its process killed as it seals its third conversation."""
+    seal, seals = memory.writes.seal_episode, [0]
 
-    seals = 0
-
-    async def seal_episode(self, *args: Any, **kwargs: Any) -> Any:
-        self.seals += 1
-        if self.seals == 3:
+    async def sealing(*args: Any, **kwargs: Any) -> Any:
+        seals[0] += 1
+        if seals[0] == 3:
             raise Killed
-        return await super().seal_episode(*args, **kwargs)
+        return await seal(*args, **kwargs)
+
+    monkeypatch.setattr(memory.writes, "seal_episode", sealing)
+    return memory
 
 
 async def test_a_killed_generation_goes_on_where_it_stopped_and_writes_what_one_run_writes(
-    graph: Graph, test_settings: Settings, tmp_path: Path
+    graph: Graph, test_settings: Settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     checkpoint = tmp_path / "resumed.json"
     with pytest.raises(Killed):
         await generate(
-            DiesAtTheThirdSeal(graph, test_settings),
+            dies_at_the_third_seal(Memory(graph, test_settings), monkeypatch),
             "bench-resumed",
             claims=100,
             batch=25,

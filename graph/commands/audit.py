@@ -23,7 +23,7 @@ from typing import Any, LiteralString
 
 from graph.commands.write_batch import Writes, write_all
 from graph.commands.writing import WriteContext, new_id
-from graph.domain.errors import Conflict, ValidationFailed
+from graph.domain.errors import Conflict, NotFound, ValidationFailed
 from graph.domain.model import Privacy, canonical_json
 from graph.store.db import run
 
@@ -132,3 +132,34 @@ async def find_replays(
             )
         replays[row["key"]] = Replay(action, json.loads(row["resultJson"] or "{}"))
     return replays
+
+
+async def undo_once(
+    ctx: WriteContext,
+    undo: LiteralString,
+    target_id: str,
+    *,
+    action: str,
+    missing: NotFound,
+    already: str,
+    **params: Any,
+) -> bool:
+    """Run an `undo` of an earlier act (an unmerge, a hold's release) in the space, at the
+    writer's tier: `missing` raised when it finds nothing, False when its `already` column says
+    it was undone before, else audited as `action` and True."""
+    rows = await run(
+        ctx.tx,
+        undo,
+        spaceId=ctx.space_id,
+        now=ctx.now,
+        maxPrivacy=int(ctx.max_privacy),
+        **params,
+    )
+    if not rows:
+        raise missing
+    if rows[0][already]:
+        return False
+    audit = AuditLog()
+    audit.add(action, [target_id])
+    await audit.write(ctx)
+    return True

@@ -12,7 +12,13 @@ from typing import Any, LiteralString
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 
-from graph.commands.audit import AuditLog, check_idempotency_key, find_replays, request_hash
+from graph.commands.audit import (
+    AuditLog,
+    check_idempotency_key,
+    find_replays,
+    request_hash,
+    undo_once,
+)
 from graph.commands.entity_refs import resolve_entities
 from graph.commands.references import EntityRef
 from graph.commands.writing import WriteContext, new_id, run_command
@@ -132,22 +138,15 @@ async def unmerge_entities(
         raise ValidationFailed("an undo gives its reason", field="reason")
 
     async def work(ctx: WriteContext) -> bool:
-        rows = await run(
-            ctx.tx,
+        return await undo_once(
+            ctx,
             UNDO_MERGE,
+            merge_id,
+            action="unmergeEntities",
+            missing=NotFound(f"no merge {merge_id!r} in space {space!r}", field="mergeId"),
+            already="alreadyUndone",
             mergeId=merge_id,
-            spaceId=ctx.space_id,
-            now=ctx.now,
             reason=reason,
-            maxPrivacy=int(ctx.max_privacy),
         )
-        if not rows:
-            raise NotFound(f"no merge {merge_id!r} in space {space!r}", field="mergeId")
-        if rows[0]["alreadyUndone"]:
-            return False
-        audit = AuditLog()
-        audit.add("unmergeEntities", [merge_id])
-        await audit.write(ctx)
-        return True
 
     return await run_command(graph, space, actor, work)

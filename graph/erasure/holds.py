@@ -26,7 +26,7 @@ from typing import LiteralString
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from graph.commands.audit import AuditLog
+from graph.commands.audit import AuditLog, undo_once
 from graph.commands.references import EntityRef
 from graph.commands.writing import WriteContext, new_id, run_command
 from graph.domain.actor import Actor
@@ -108,23 +108,16 @@ async def release_legal_hold(
     actor.check_legal(space)
 
     async def work(ctx: WriteContext) -> bool:
-        rows = await run(
-            ctx.tx,
+        return await undo_once(
+            ctx,
             RELEASE_HOLD,
+            hold_id,
+            action="releaseLegalHold",
+            missing=NotFound(f"no legal hold {hold_id!r} in space {space!r}", field="holdId"),
+            already="wasReleased",
             id=hold_id,
-            spaceId=ctx.space_id,
-            now=ctx.now,
             reason=reason,
-            maxPrivacy=int(ctx.max_privacy),
         )
-        if not rows:
-            raise NotFound(f"no legal hold {hold_id!r} in space {space!r}", field="holdId")
-        if rows[0]["wasReleased"]:
-            return False
-        audit = AuditLog()
-        audit.add("releaseLegalHold", [hold_id])
-        await audit.write(ctx)
-        return True
 
     return await run_command(graph, space, actor, work)
 
