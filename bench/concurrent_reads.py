@@ -1,7 +1,7 @@
 """Many clients at once: GraphQL `related` (2 hops) latency while `clients` HTTP clients ask
 together, and the resident memory (RSS) of the `engram serve` process answering them; beside it,
-its floor: the raw one-query `related` (`bench.read_floors.RAW_RELATED`) asked by as many driver
-clients at once, for the same starts, in the same run.
+its floor: the raw one-query `related` (`bench.raw_read_queries.RAW_RELATED`) asked by as many
+driver clients at once, for the same starts, in the same run.
 
 The server is a real `engram serve --dev` (uvicorn, one process, its settings as configured:
 `ENGRAM_MAX_IN_FLIGHT` requests at once, the rest wait their turn) started for the measurement on
@@ -25,7 +25,7 @@ from pathlib import Path
 from bench._support import OPERATOR
 from bench.graphql_reads import GQL_RELATED
 from bench.ingest import engram_serve
-from bench.read_floors import RAW_RELATED
+from bench.raw_read_queries import RAW_RELATED
 from bench.read_latency import ENTITIES, RELATED_FIRST, RELATED_HOPS
 from graph.memory import Memory, View
 

@@ -8,7 +8,7 @@ Six variants are measured in every round, their order alternating between rounds
 - `engine batched`: the same facts through `Memory.remember` in this process, facts per second;
 - `http single`: one `remember` per request, each with its message as evidence text, latency;
 - `engine single`: one `Memory.remember` per call, latency;
-- `raw facts` and `raw evidence`: the floor (`bench.ingest_floor`) — Neo4j storing what Engram
+- `raw facts` and `raw evidence`: the floor (`bench.raw_fact_writes`) — Neo4j storing what Engram
   stores per fact, by one hand-made statement per batch of `--size` (new facts; evidence onto
   facts written before), facts per second, and `raw single`, one new fact per transaction.
 
@@ -40,7 +40,7 @@ import typer
 from rich.table import Table
 
 from bench._support import bench_console, delete_space, fresh_space_name, percentile
-from bench.ingest_floor import RAW_EVIDENCE, RAW_FACTS, Floor
+from bench.raw_fact_writes import RAW_EVIDENCE, RAW_FACTS, Floor
 from graph.domain.actor import Actor
 from graph.memory import Memory
 

@@ -10,7 +10,7 @@ points shuffled together, so the variants share the machine's conditions:
   evidence behind every step);
 - `graphql`: the same through the GraphQL HTTP layer in-process (httpx over ASGI, dev mode),
   with entity names, claims and evidence selected — what a client actually waits for;
-- `raw`: the one-query floor (`bench.read_floors`): the same traversal as one hand-written
+- `raw`: the one-query floor (`bench.raw_read_queries`): the same traversal as one hand-written
   statement with the same visibility predicate on every hop, and no names, claims or evidence.
 
     python -m bench.read_latency [--space bench] [--samples 200] [--as-of 2023-07-01 …]
@@ -44,7 +44,7 @@ from bench._support import (
     progress_bar,
 )
 from bench.graphql_reads import GQL_EXPLAIN, GQL_RELATED, GraphQLClient, graphql_client
-from bench.read_floors import RAW_EXPLAIN, RAW_RELATED
+from bench.raw_read_queries import RAW_EXPLAIN, RAW_RELATED
 from graph.memory import Memory, View
 
 RELATED_HOPS = 2

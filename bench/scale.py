@@ -16,8 +16,8 @@ raw one-query floor), `bench.search_latency` (search top 12 beside the raw index
 `bench.write_throughput` (remember one claim per call, batched beside a raw UNWIND … CREATE),
 `bench.two_spaces` (writers of one space beside two), and `bench.concurrent_reads` (50 clients
 at once against a real `engram serve`, its RSS, beside 50 driver clients running the raw
-query); once per size, `bench.beside_space` (a small space kept beside the big one: its meaning
-recall and self-recall). Latencies are medians over
+query); once per size, `bench.small_space_recall` (a small space kept beside the big one: its
+meaning recall and self-recall). Latencies are medians over
 rounds of each round's p50/p95; ratios are paired within a round. Results go to
 `<out>/scale.json` (sizes measured by separate runs are merged) and are rendered as
 `<out>/scale.md` and `<out>/scale.png` (`bench.scale_report`), with the machine, its load, the
@@ -49,12 +49,12 @@ from bench._support import (
     percentile,
     store_gib,
 )
-from bench.beside_space import measure_beside
 from bench.concurrent_reads import measure_concurrent, serve_env
 from bench.generate import generate
 from bench.graphql_reads import graphql_client
 from bench.read_latency import measure_reads, parse_as_of
 from bench.search_latency import measure_search
+from bench.small_space_recall import measure_small_space_recall
 from bench.two_spaces import measure_two_spaces
 from bench.write_throughput import measure_writes
 from graph.memory import Memory
@@ -88,7 +88,7 @@ class Plan:
     seed: int = 7
     generate_batch: int = 500
     beside_claims: int = 1000
-    """The small space kept beside each size's big one (`bench.beside_space`)."""
+    """The small space kept beside each size's big one (`bench.small_space_recall`)."""
     beside_samples: int = 30
 
 
@@ -220,7 +220,7 @@ async def measure_size(
     figures["search_self_recall"] = sum(s.found for s in searches) / max(
         1, sum(s.texts for s in searches)
     )
-    beside = await measure_beside(
+    beside = await measure_small_space_recall(
         memory,
         console,
         samples=plan.beside_samples,

@@ -20,8 +20,8 @@ from graph.reads.search import search
 from graph.reads.traverse import explain_relation, related
 from graph.runtime import Embedder, Graph
 from tests.people_story import People, on, people_story
-from tests.residue import residue
 from tests.story import Story, day, new_story
+from tests.text_search_everywhere import mentions_anywhere
 
 
 async def forget_it(
@@ -58,7 +58,7 @@ async def test_forgetting_a_claim_erases_every_revision_from_every_view(people: 
     assert people.ids["acme"] not in near.distances
     why = await explain_relation(story.graph, view, people.ids["alice"], people.ids["acme"])
     assert why.paths == []
-    assert await residue(story.graph, "WORKS_AT:org/acme\u0000") == []
+    assert await mentions_anywhere(story.graph, "WORKS_AT:org/acme\u0000") == []
     alice_relations = await story.graph.read(
         "MATCH (:Entity {id: $a})-[r:WORKS_AT]->(:Entity {id: $b}) RETURN r",
         a=people.ids["alice"],
@@ -90,8 +90,8 @@ async def test_forgetting_an_observation_makes_claims_without_other_evidence_ina
     [drink] = await claims_by_key(graph, view, "pref:other:drink")
     assert (drink.id, drink.status) == (tea.id, ClaimStatus.ACTIVE), "it keeps other evidence"
     assert [link.observation_id for link in drink.evidence] == [again]
-    assert await residue(graph, "my salary is 12345") == []
-    assert await residue(graph, "I drink tea") == []
+    assert await mentions_anywhere(graph, "my salary is 12345") == []
+    assert await mentions_anywhere(graph, "I drink tea") == []
 
 
 async def test_forgetting_an_entity_erases_its_names_and_every_claim_about_it(
@@ -103,7 +103,7 @@ async def test_forgetting_an_entity_erases_its_names_and_every_claim_about_it(
     with pytest.raises(NotFound):
         await get_entity(story.graph, await story.view(), key="entity:org:acme")
     for text in ("Acme Global", "Acme Corp", "org/acme", "entity:org:acme"):
-        assert await residue(story.graph, text) == [], text
+        assert await mentions_anywhere(story.graph, text) == [], text
     near = await related(story.graph, await story.view(as_of=on(2022, 6)), people.ids["bob"])
     assert list(near.distances) == [people.ids["bob"]]
 
@@ -119,7 +119,7 @@ async def test_forgetting_a_subject_and_predicate_spares_other_predicates(people
     view = await story.view(as_of=on(2024, 6))
     near = await related(story.graph, view, people.ids["alice"])
     assert sorted(near.distances) == sorted([people.ids["alice"], people.ids["engram"]])
-    assert await residue(story.graph, "person/alice:WORKS_AT") == []
+    assert await mentions_anywhere(story.graph, "person/alice:WORKS_AT") == []
 
 
 async def test_forgetting_an_episode_erases_all_it_observed(
@@ -128,8 +128,8 @@ async def test_forgetting_an_episode_erases_all_it_observed(
     story = people.story
     receipt = await forget_it(story, SelectorKind.EPISODE, id=story.episode_id)
     assert receipt.erased["observations"] == 17  # type: ignore[attr-defined]
-    assert await residue(story.graph, "alice left Acme") == []
-    assert await residue(story.graph, "a chat") == []
+    assert await mentions_anywhere(story.graph, "alice left Acme") == []
+    assert await mentions_anywhere(story.graph, "a chat") == []
     hits = await search(story.graph, await story.view(), "acme", embedder)
     assert all(h.claim.status is not ClaimStatus.ACTIVE for h in hits) and hits == []
 
@@ -146,7 +146,7 @@ async def test_forgetting_a_blob_artifact_deletes_the_file(graph: Graph, tmp_pat
     )
     await forget_it(story, SelectorKind.ARTIFACT, blob_root=tmp_path, id=artifact.id)
     assert not (tmp_path / "scan.txt").exists()
-    assert await residue(graph, "scan.txt") == []
+    assert await mentions_anywhere(graph, "scan.txt") == []
     with pytest.raises(Forgotten):
         await remember(
             graph,
@@ -174,8 +174,8 @@ async def test_forgetting_a_space_touches_no_other_space(graph: Graph) -> None:
         await alice.view()
     [bobs] = await claims_by_key(graph, await bob.view(), "pref:other:music")
     assert bobs.value == {"value": "jazz"}
-    assert await residue(graph, "alice likes jazz") == []
-    assert [r for r in await residue(graph, "bob likes jazz")] != []
+    assert await mentions_anywhere(graph, "alice likes jazz") == []
+    assert [r for r in await mentions_anywhere(graph, "bob likes jazz")] != []
 
 
 async def test_a_legal_hold_blocks_forget_until_released(people: People) -> None:
@@ -251,8 +251,10 @@ async def test_a_legal_hold_keeps_evidence_of_a_forgotten_claim(graph: Graph) ->
         actor=Actor.operator("counsel"),
     )
     await forget_it(story, SelectorKind.CLAIM, id=claim.id)
-    assert await residue(graph, "case:legal:contract") == []
-    assert await residue(graph, "exhibit A: the signed contract") != [], "the hold keeps it"
+    assert await mentions_anywhere(graph, "case:legal:contract") == []
+    assert await mentions_anywhere(graph, "exhibit A: the signed contract") != [], (
+        "the hold keeps it"
+    )
     with pytest.raises(LegalHold):
         await forget_it(story, SelectorKind.OBSERVATION, id=said)
 

@@ -22,7 +22,7 @@ from graph.domain.errors import NotFound
 from graph.domain.read_records import ClaimFilter
 from graph.memory import ExportFormat, Memory
 from graph.runtime import Embedder, Graph, Settings
-from tests.residue import residue
+from tests.text_search_everywhere import mentions_anywhere
 
 AGENT = Actor.operator("agent")
 JOINED = "Odile: I joined Kestrel Works in 2024"
@@ -90,7 +90,7 @@ async def readable(memory: Memory, text: str, tmp_path: Path) -> list[str]:
     with zipfile.ZipFile(tmp_path / "backup.zip") as archive:
         if any(text.encode() in archive.read(name) for name in archive.namelist()):
             found.append("backup")
-    if await residue(memory.graph, text):
+    if await mentions_anywhere(memory.graph, text):
         found.append("database")
     return found
 

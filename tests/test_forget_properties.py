@@ -29,9 +29,9 @@ from graph.erasure.selectors import Selector, SelectorKind
 from graph.jobs.retention import Policy, run_retention
 from graph.reads.resources import claims_by_key
 from graph.runtime import Graph, Neo4jTarget, connect
-from tests.residue import residue
 from tests.story import Story, new_story
 from tests.support import NEO4J_EXAMPLES, delete_all_data
+from tests.text_search_everywhere import mentions_anywhere
 
 T = TypeVar("T")
 _spaces = itertools.count()
@@ -119,7 +119,8 @@ def test_retention_purges_exactly_what_is_due_unprotected_and_unheld(
     space_hold: bool,
 ) -> None:
     async def example(graph: Graph) -> None:
-        # `residue` reads every node: an empty database keeps each example as cheap as the first.
+        # `mentions_anywhere` reads every node: an empty database keeps each example as cheap as
+        # the first.
         await delete_all_data(graph)
         story = await new_story(graph, f"retain{next(_spaces)}")
         said = await story.say("records")
@@ -180,7 +181,7 @@ def test_retention_purges_exactly_what_is_due_unprotected_and_unheld(
                 if spec["type"] == "event"
                 else f"task:ops:t{index}"
             )
-            gone = await residue(graph, f"retained-{story.space}-{index}") == []
+            gone = await mentions_anywhere(graph, f"retained-{story.space}-{index}") == []
             assert gone == (key in expected_purge), key
 
     run_async(example)

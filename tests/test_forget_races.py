@@ -17,8 +17,8 @@ from graph.reads.listing import ClaimFilter, list_claims
 from graph.reads.resources import claims_by_key
 from graph.reads.search import search
 from graph.runtime import Embedder, Graph
-from tests.residue import residue
 from tests.story import new_story
+from tests.text_search_everywhere import mentions_anywhere
 
 
 @pytest.mark.parametrize("repetition", range(50))
@@ -83,7 +83,7 @@ async def test_after_forget_commits_current_reads_return_nothing(
     await reader
     after = [seen for started, seen in sightings if started > forgotten_at[0]]
     assert after and not any(after), "a read started after forget committed saw the secret"
-    assert await residue(graph, secret) == []
+    assert await mentions_anywhere(graph, secret) == []
 
 
 @pytest.mark.parametrize("repetition", range(50))
@@ -118,4 +118,4 @@ async def test_a_claim_racing_the_forget_of_its_only_evidence_is_never_active_wi
     else:
         [claim] = current
         assert (claim.status.value, claim.evidence) == ("retracted", ())
-    assert await residue(graph, f"I like opera {repetition}") == []
+    assert await mentions_anywhere(graph, f"I like opera {repetition}") == []

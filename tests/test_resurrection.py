@@ -35,8 +35,8 @@ from graph.meaning.embeddings import Embedder, embed_pending, pending, store
 from graph.reads.search import search
 from graph.runtime import Graph, Neo4jTarget, Settings
 from tests.http import gql, running
-from tests.residue import residue
 from tests.story import Story, new_story
+from tests.text_search_everywhere import mentions_anywhere
 
 SEEDS = range(20)
 
@@ -150,9 +150,9 @@ async def forget_case(case: Case, blob_root: Path = Path("/nonexistent")) -> Non
 
 async def assert_gone(graph: Graph, case: Case) -> None:
     for text in case.gone:
-        assert await residue(graph, text) == [], f"{text} survived ({case.kind})"
+        assert await mentions_anywhere(graph, text) == [], f"{text} survived ({case.kind})"
     if case.kind is not SelectorKind.EPISODE:
-        assert await residue(graph, case.control) != [], "the control must survive"
+        assert await mentions_anywhere(graph, case.control) != [], "the control must survive"
 
 
 @pytest.mark.parametrize("seed", SEEDS)
@@ -329,9 +329,9 @@ async def test_forgotten_artifacts_are_unreadable_and_their_blobs_deleted_even_a
         pass  # start-up drains the outbox
     assert (blobs / f"scan-{seed}.txt").exists() is not erased_blob
     if kind is SelectorKind.CLAIM or target == inline.id:
-        assert await residue(graph, f"inline-secret-{seed}") == []
+        assert await mentions_anywhere(graph, f"inline-secret-{seed}") == []
     if kind is SelectorKind.CLAIM:
-        assert await residue(graph, f"doc-secret-{seed}") == []
+        assert await mentions_anywhere(graph, f"doc-secret-{seed}") == []
 
 
 @pytest.mark.parametrize("seed", SEEDS)
@@ -372,9 +372,9 @@ async def test_reimporting_old_data_never_brings_it_back(graph: Graph, seed: int
     )
     assert (again.remembered, renamed.remembered) == (0, 0)
     assert [r.code for r in renamed.refused] == ["FORGOTTEN"]
-    assert await residue(graph, f"import-secret-{seed}-{victim}") == []
+    assert await mentions_anywhere(graph, f"import-secret-{seed}-{victim}") == []
     for other in set(range(3)) - {victim}:
-        assert await residue(graph, f"import-secret-{seed}-{other}") != []
+        assert await mentions_anywhere(graph, f"import-secret-{seed}-{other}") != []
 
 
 @pytest.mark.parametrize("seed", SEEDS)

@@ -16,9 +16,9 @@ from graph.jobs.retention import Policy, run_retention
 from graph.reads.resources import claim_history, claims_by_key
 from graph.reads.search import search
 from graph.runtime import Embedder, Graph, Neo4jTarget, Settings
-from tests.residue import residue
 from tests.story import Story, new_story
 from tests.test_cli import engram_env, run_engram
+from tests.text_search_everywhere import mentions_anywhere
 
 RETENTION = Actor.operator("retention")
 PURGE_EVENTS = {
@@ -75,12 +75,12 @@ async def test_purge_erases_with_a_tombstone_and_spares_the_protected(story: Sto
         story.graph, story.space, policies=PURGE_EVENTS, now=later, dry_run=True, actor=RETENTION
     )
     assert plan.purged == ["event:ops:2024-01-01:outage", "task:ops:t2"]
-    assert await residue(story.graph, "db outage") != [], "a dry run changes nothing"
+    assert await mentions_anywhere(story.graph, "db outage") != [], "a dry run changes nothing"
     report = await run_retention(
         story.graph, story.space, policies=PURGE_EVENTS, now=later, actor=RETENTION
     )
     assert report.purged == plan.purged and report.tombstone_id is not None
-    assert await residue(story.graph, "db outage") == []
+    assert await mentions_anywhere(story.graph, "db outage") == []
     with pytest.raises(NotFound):
         await claim_history(story.graph, await story.view(), "task:ops:t2")
     for kept in ("event:ops:2024-02-01:launch", "task:ops:t1", "event:ops:2024-03-01:promise"):

@@ -15,7 +15,7 @@ from rich.console import Console
 from bench._support import OPERATOR
 from bench.generate import generate
 from bench.graphql_reads import GraphQLClient
-from bench.read_floors import RAW_RELATED, seen
+from bench.raw_read_queries import RAW_RELATED, seen
 from bench.read_latency import ENTITIES, Runner, Sample
 from bench.scale import Plan, parse_size, run_scale
 from bench.scale_report import GOALS, OPERATIONS

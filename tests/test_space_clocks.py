@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import LiteralString
 
 import pytest
 
@@ -27,6 +28,20 @@ async def said_in(memory: Memory, space: str) -> str:
         DEV_ACTOR, space, {"episode_id": chat.id, "content": "many things", "role": "user"}
     )
     return said.id
+
+
+BLOCKED_TRANSACTIONS: LiteralString = """
+SHOW TRANSACTIONS YIELD status WHERE status STARTS WITH 'Blocked' RETURN count(*) AS blocked
+"""
+
+
+async def blocked_on_a_lock(graph: Graph, writer: asyncio.Task[Claim]) -> None:
+    """Until Neo4j shows a transaction waiting for a lock (the writer has reached the clock)."""
+    deadline = asyncio.get_running_loop().time() + 30
+    while (await graph.read(BLOCKED_TRANSACTIONS))[0]["blocked"] == 0:
+        assert not writer.done(), "the writer finished without waiting"
+        assert asyncio.get_running_loop().time() < deadline, "no writer waited for the clock"
+        await asyncio.sleep(0.01)
 
 
 async def remember(memory: Memory, space: str, said: str, n: int) -> Claim:
@@ -69,7 +84,7 @@ async def test_a_write_in_one_space_commits_while_another_space_s_clock_is_held(
         [tick] = await (await held.run(TICK_IN_SPACE, space="alice")).data()
         waiting = asyncio.create_task(remember(memory, "alice", in_alice, 1))
         bob = await asyncio.wait_for(remember(memory, "bob", in_bob, 1), timeout=30)
-        await asyncio.sleep(0.5)
+        await blocked_on_a_lock(graph, waiting)
         alice_waited = not waiting.done()
         await held.rollback()
         alice = await asyncio.wait_for(waiting, timeout=30)

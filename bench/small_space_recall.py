@@ -15,7 +15,7 @@ the small space:
 - **self-recall@12**: how often `Memory.search` in the small space finds the sampled claim
   among its 12 hits for the claim's own text.
 
-    >>> beside = await measure_beside(memory, console, samples=30, seed=7)
+    >>> beside = await measure_small_space_recall(memory, console, samples=30, seed=7)
     >>> beside.indexed, beside.meaning_recall
     (True, 1.0)
 """
@@ -81,7 +81,7 @@ async def ensure_space(
     await memory.admin.embed_pending()  # a promotion whose index came online late is finished here
 
 
-async def measure_beside(
+async def measure_small_space_recall(
     memory: Memory,
     console: Console,
     *,

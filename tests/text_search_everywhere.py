@@ -25,7 +25,7 @@ RETURN type(r) AS type
 """
 
 
-async def residue(graph: Graph, text: str) -> list[object]:
+async def mentions_anywhere(graph: Graph, text: str) -> list[object]:
     """Every node and relationship that still mentions `text` (empty when it is gone)."""
     found: list[object] = list(await graph.read(NODES_MENTIONING, text=text))
     found += await graph.read(RELATIONSHIPS_MENTIONING, text=text)
