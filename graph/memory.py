@@ -40,6 +40,7 @@ from graph.memory_admin import Admin, Readiness
 from graph.memory_forgetting import Forgetting
 from graph.memory_reads import Reads
 from graph.memory_writes import Writes
+from graph.reads.listing import ClaimFilter
 from graph.reads.visibility import View
 from graph.store.db import Graph, Neo4jTarget, connect, resolve_target
 from graph.store.neomodel_bridge import release_driver, share_driver
@@ -48,6 +49,7 @@ from graph.store.settings import Settings, get_settings
 __all__ = [
     "DEV_ACTOR",
     "ArtifactInput",
+    "ClaimFilter",
     "CorrectInput",
     "EntityRef",
     "EvidenceRef",

@@ -126,6 +126,14 @@ class Reads:
     ) -> ClaimPage:
         return await listing.list_claims(self.graph, view, claim_filter, first=first, after=after)
 
+    async def claim(self, view: View, claim_id: str) -> Claim:
+        """One claim revision by id; NOT_FOUND when the view does not show it."""
+        return await resources.get_claim(self.graph, view, claim_id)
+
+    async def claims_by_key(self, view: View, key: str) -> list[Claim]:
+        """The revisions of `key` the view shows, newest revision first."""
+        return await resources.claims_by_key(self.graph, view, key)
+
     async def claim_history(self, view: View, key: str) -> list[Claim]:
         return await resources.claim_history(self.graph, view, key)
 

@@ -21,7 +21,12 @@ from graph.meaning.embeddings import Embedder
 from graph.reads import guide_queries
 from graph.store.db import UNAVAILABLE, Graph, Neo4jTarget, connect, query_count, resolve_target
 from graph.store.local._maven import file_lock, run_maven
-from graph.store.local.browser_settings import GUIDE_PATH, STYLE_PATH, guide_origin
+from graph.store.local.browser_settings import (
+    GUIDE_PATH,
+    STYLE_PATH,
+    allowed_guide_hosts,
+    guide_origin,
+)
 from graph.store.local.server import LocalNeo4j
 from graph.store.migrate import Migration
 from graph.store.settings import NEO4J_VERSION, Settings, get_settings
@@ -37,6 +42,7 @@ __all__ = [
     "Migration",
     "Neo4jTarget",
     "Settings",
+    "allowed_guide_hosts",
     "connect",
     "fetch_from_maven",
     "get_settings",

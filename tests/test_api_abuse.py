@@ -21,8 +21,9 @@ from pydantic import ValidationError
 
 from api.app import create_app
 from api.graphql.request_body import MAX_LIST_ITEMS
-from graph.commands.apikeys import Grant, create_key
+from graph.domain.actor import Grant
 from graph.domain.model import Privacy
+from graph.memory import Memory
 from graph.runtime import Graph, Neo4jTarget, Settings
 from tests.http import gql, running
 from tests.story import new_story
@@ -342,14 +343,14 @@ async def test_neo4j_going_away_is_503_with_retry_after(
 
 
 async def test_neo4j_going_away_during_the_key_lookup_is_503(
-    graph: Graph, test_settings: Settings, neo4j_target: Neo4jTarget
+    memory: Memory, graph: Graph, test_settings: Settings, neo4j_target: Neo4jTarget
 ) -> None:
     await new_story(graph)
     production = test_settings.model_copy(update={"dev": False, "request_timeout": 3.0})
     async with TcpProxy(*_host_port(neo4j_target)) as proxy:
         app = create_app(production, replace(neo4j_target, uri=proxy.uri, local=None))
         async with running(app) as client:
-            issued = await create_key("reader", [Grant("alice", Privacy.NORMAL)])
+            issued = await memory.admin.create_key("reader", [Grant("alice", Privacy.NORMAL)])
             key = {"authorization": f"Bearer {issued.secret}"}
             assert (await gql(client, CLAIMS, headers=key))["data"] == {"claims": {"nodes": []}}
             await proxy.close()
@@ -358,14 +359,14 @@ async def test_neo4j_going_away_during_the_key_lookup_is_503(
 
 
 async def test_a_key_lookup_that_hangs_is_cut_by_the_request_timeout(
-    graph: Graph, test_settings: Settings, neo4j_target: Neo4jTarget
+    memory: Memory, graph: Graph, test_settings: Settings, neo4j_target: Neo4jTarget
 ) -> None:
     await new_story(graph)
     production = test_settings.model_copy(update={"dev": False, "request_timeout": 1.0})
     async with TcpProxy(*_host_port(neo4j_target)) as proxy:
         app = create_app(production, replace(neo4j_target, uri=proxy.uri, local=None))
         async with running(app) as client:
-            issued = await create_key("reader", [Grant("alice", Privacy.NORMAL)])
+            issued = await memory.admin.create_key("reader", [Grant("alice", Privacy.NORMAL)])
             proxy.stall()
             started = time.perf_counter()
             response = await client.post(
@@ -421,6 +422,7 @@ async def test_an_unexpected_failure_is_logged_with_its_traceback(
     assert repr(record.exc_info[1]) == "RuntimeError('boom')"
 
 
+@pytest.mark.fast
 def test_the_log_level_setting_reads_any_case_and_refuses_unknown_levels(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -11,21 +11,16 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
 from api.app import create_app
-from graph.commands.apikeys import Grant, create_key, list_keys, revoke_key
-from graph.commands.spaces import create_space
-from graph.domain.actor import Actor
-from graph.domain.model import Privacy
-from graph.erasure.forget import ForgetInput, forget
-from graph.erasure.selectors import Selector, SelectorKind
+from graph.domain.actor import Actor, Grant
+from graph.domain.model import Privacy, SelectorKind
+from graph.memory import ForgetInput, Memory, Selector
 from graph.runtime import Graph, Neo4jTarget, Settings
-from graph.store.neomodel_bridge import share_driver
 from tests.http import gql, running
 from tests.story import Story, new_story
 
@@ -70,18 +65,19 @@ async def populate(story: Story, person: str) -> dict[str, str]:
 
 
 @pytest.fixture
-async def world(graph: Graph) -> World:
+async def world(memory: Memory, graph: Graph) -> World:
     alice = await new_story(graph, "alice")
     bob = await new_story(graph, "bob")
     ids = await populate(alice, "alice")
     await populate(bob, "bob")
-    await share_driver(graph)
     keys = {
-        "alice_normal": (await create_key("n", [Grant("alice", Privacy.NORMAL)])).secret,
-        "alice_secret_writer": (
-            await create_key("w", [Grant("alice", Privacy.SECRET, write=True)])
+        "alice_normal": (
+            await memory.admin.create_key("n", [Grant("alice", Privacy.NORMAL)])
         ).secret,
-        "bob_reader": (await create_key("b", [Grant("bob", Privacy.SECRET)])).secret,
+        "alice_secret_writer": (
+            await memory.admin.create_key("w", [Grant("alice", Privacy.SECRET, write=True)])
+        ).secret,
+        "bob_reader": (await memory.admin.create_key("b", [Grant("bob", Privacy.SECRET)])).secret,
     }
     return World(keys, alice, bob, ids)
 
@@ -122,7 +118,7 @@ QUERIES = {
 
 
 async def test_no_key_or_a_bad_or_revoked_key_is_401(
-    world: World, client: httpx.AsyncClient, graph: Graph
+    memory: Memory, world: World, client: httpx.AsyncClient, graph: Graph
 ) -> None:
     assert (await client.post("/graphql", json={"query": "{ spaces { name } }"})).status_code == 401
     bad = {"authorization": "Bearer egk_000000000000_not-a-real-secret-at-all"}
@@ -130,7 +126,7 @@ async def test_no_key_or_a_bad_or_revoked_key_is_401(
         await client.post("/graphql", json={"query": "{ spaces { name } }"}, headers=bad)
     ).status_code == 401
     key_id = world.keys["bob_reader"].split("_")[1]
-    assert await revoke_key(key_id) is True
+    assert await memory.admin.revoke_key(key_id) is True
     revoked = {"x-api-key": world.keys["bob_reader"]}
     assert (
         await client.post("/graphql", json={"query": "{ spaces { name } }"}, headers=revoked)
@@ -229,10 +225,16 @@ async def test_writes_need_a_write_grant(world: World, client: httpx.AsyncClient
     assert other["data"]["openEpisode"]["errors"] == [{"code": "FORBIDDEN", "field": "space"}]
 
 
-async def test_a_key_never_writes_above_its_tier(world: World, client: httpx.AsyncClient) -> None:
+async def test_a_key_never_writes_above_its_tier(
+    memory: Memory, world: World, client: httpx.AsyncClient
+) -> None:
     mutation = """mutation($id: ID!) { correct(space: "alice", input: {claimId: $id,
         kind: RETRACT, reason: "x", evidence: [{observationId: $id}]}) { errors { code } } }"""
-    writer = {"alice_secret_writer": await create_key("w2", [Grant("alice", Privacy.NORMAL, True)])}
+    writer = {
+        "alice_secret_writer": await memory.admin.create_key(
+            "w2", [Grant("alice", Privacy.NORMAL, True)]
+        )
+    }
     world.keys["alice_normal_writer"] = writer["alice_secret_writer"].secret
     hidden = await as_key(client, world, "alice_normal_writer", mutation, id=world.ids["secret"])
     assert hidden["data"]["correct"]["errors"] == [{"code": "NOT_FOUND"}]
@@ -242,40 +244,41 @@ async def test_a_key_never_writes_above_its_tier(world: World, client: httpx.Asy
     assert above["data"]["remember"]["errors"] == [{"code": "FORBIDDEN", "field": "privacy"}]
 
 
-async def test_legal_holds_need_a_legal_grant(world: World, client: httpx.AsyncClient) -> None:
+async def test_legal_holds_need_a_legal_grant(
+    memory: Memory, world: World, client: httpx.AsyncClient
+) -> None:
     mutation = """mutation { setLegalHold(space: "alice", selector: {kind: SPACE},
         reason: "audit") { holdId errors { code } } }"""
     refused = await as_key(client, world, "alice_secret_writer", mutation)
     assert refused["data"]["setLegalHold"]["errors"] == [{"code": "FORBIDDEN"}]
     world.keys["counsel"] = (
-        await create_key("c", [Grant("alice", Privacy.SECRET, write=True, legal=True)])
+        await memory.admin.create_key("c", [Grant("alice", Privacy.SECRET, write=True, legal=True)])
     ).secret
     placed = await as_key(client, world, "counsel", mutation)
     assert placed["data"]["setLegalHold"]["errors"] == []
 
 
 async def test_forgetting_a_space_withdraws_its_grants_from_every_key(
-    world: World, client: httpx.AsyncClient, graph: Graph
+    memory: Memory, world: World, client: httpx.AsyncClient, graph: Graph
 ) -> None:
-    both = await create_key(
+    both = await memory.admin.create_key(
         "both", [Grant("alice", Privacy.SECRET, write=True), Grant("bob", Privacy.NORMAL)]
     )
     world.keys["both"] = both.secret
-    await forget(
-        graph,
+    operator = Actor.operator("test")
+    await memory.forgetting.forget(
+        operator,
         "alice",
         ForgetInput(selector=Selector(kind=SelectorKind.SPACE), reason="account closed"),
-        actor=Actor.operator("test"),
-        blob_root=Path("/nonexistent"),
     )
-    await create_space(graph, "alice", "someone else, same name", actor=Actor.operator("test"))
+    await memory.writes.create_space(operator, "alice", "someone else, same name")
     query = '{ claims(space: "alice") { nodes { key } } }'
     for key in ("both", "alice_normal", "alice_secret_writer"):
         refused = await as_key(client, world, key, query)
         assert refused["errors"][0]["extensions"] == {"code": "FORBIDDEN", "field": "space"}, key
     bob = await as_key(client, world, "both", '{ claims(space: "bob") { nodes { key } } }')
     assert "errors" not in bob and len(bob["data"]["claims"]["nodes"]) == 4
-    grants = {k["keyId"]: k["grants"] for k in await list_keys()}
+    grants = {k["keyId"]: k["grants"] for k in await memory.admin.list_keys()}
     assert grants[both.key_id] == [
         {"space": "bob", "tier": "normal", "write": False, "legal": False, "rules": False}
     ]

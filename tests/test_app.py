@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from api.app import create_app
+from graph.memory import Memory
 from graph.runtime import Graph, LocalNeo4j, Neo4jTarget, Settings
 from tests.http import gql, running
 
@@ -52,9 +53,7 @@ async def test_readyz_is_unready_while_a_migration_is_pending(
                 "pending": ["V0002__indexes"],
             }
     finally:
-        from graph.store.migrate import migrate
-
-        await migrate(graph)
+        await Memory(graph, test_settings).admin.migrate()
 
 
 async def test_graphql_lists_spaces_end_to_end(

@@ -13,13 +13,11 @@ import pytest
 
 from api.app import create_app
 from graph.commands import artifacts
-from graph.commands.artifacts import ArtifactInput, add_artifact, normalise_url, read_blob
-from graph.commands.evidence import EvidenceRef
-from graph.commands.remember import RememberInput, remember
+from graph.commands.artifacts import add_artifact, normalise_url, read_blob
 from graph.domain.actor import Actor
 from graph.domain.errors import GateRefused, NotFound, ValidationFailed
 from graph.domain.model import Artifact, ArtifactStorage, Authority, EvidenceKind
-from graph.reads.resources import claims_by_key
+from graph.memory import ArtifactInput, EvidenceRef, Memory, RememberInput
 from graph.runtime import Graph, Neo4jTarget, Settings
 from tests.http import gql, running
 from tests.story import Story, count, new_story
@@ -248,9 +246,9 @@ async def test_an_artifact_is_cited_as_document_evidence(story: Story, blob_root
         value={"decision": "Neo4j"},
         evidence=[EvidenceRef(artifact_id=inline.id), EvidenceRef(artifact_id=blob.id)],
     )
-    [claim] = await remember(story.graph, story.space, [item], actor=Actor.operator("test"))
+    [claim] = await story.memory.writes.remember(Actor.operator("test"), story.space, [item])
     assert claim.valid_from == inline.recorded_at, "valid time defaults to the artifact's time"
-    [shown] = await claims_by_key(story.graph, await story.view(), "decision:engram:storage")
+    [shown] = await story.memory.reads.claims_by_key(await story.view(), "decision:engram:storage")
     links = [
         (e.kind, e.authority, e.artifact_id, e.observation_id, e.locator, e.text)
         for e in shown.evidence
@@ -280,12 +278,12 @@ async def test_a_profile_citing_only_an_artifact_is_refused_by_the_gate(
     with pytest.raises(
         GateRefused, match="profile claims need at least one evidence of authority user_stated"
     ):
-        await remember(story.graph, story.space, [item], actor=Actor.operator("test"))
+        await story.memory.writes.remember(Actor.operator("test"), story.space, [item])
     assert await count(story.graph, "Claim") == 0
 
 
 async def test_an_artifact_of_another_space_cannot_be_cited(
-    graph: Graph, story: Story, blob_root: Path
+    memory: Memory, graph: Graph, story: Story, blob_root: Path
 ) -> None:
     bob = await new_story(graph, "bob")
     bobs = await _add(bob, blob_root, content="Bob's notes")
@@ -295,7 +293,7 @@ async def test_an_artifact_of_another_space_cannot_be_cited(
         evidence=[EvidenceRef(artifact_id=bobs.id)],
     )
     with pytest.raises(NotFound, match=f"no artifact '{bobs.id}' in space 'alice'"):
-        await remember(graph, story.space, [item], actor=Actor.operator("test"))
+        await memory.writes.remember(Actor.operator("test"), story.space, [item])
     assert await count(graph, "Claim") == 0
 
 

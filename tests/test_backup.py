@@ -12,12 +12,13 @@ from pathlib import Path
 import pytest
 
 from bench.generate import generate
-from graph.commands.artifacts import ArtifactInput, add_artifact
+from graph.commands.artifacts import add_artifact
 from graph.domain.actor import Actor
 from graph.domain.errors import SetupError
-from graph.erasure.forget import ForgetInput, forget
-from graph.erasure.selectors import Selector, SelectorKind
+from graph.domain.model import SelectorKind
+from graph.erasure.forget import forget
 from graph.jobs.backup import backup, read_manifest, restore
+from graph.memory import ArtifactInput, ForgetInput, Selector
 from graph.runtime import Graph, Neo4jTarget, Settings
 from tests.people_story import people_story
 from tests.support import DEEP, delete_all_data

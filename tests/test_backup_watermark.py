@@ -11,15 +11,13 @@ from pathlib import Path
 from typing import Any
 
 from bench.generate import generate
-from graph.commands.episodes import SealEpisodeInput, seal_episode
 from graph.domain.actor import Actor, Grant
-from graph.domain.model import Privacy
+from graph.domain.model import Privacy, SelectorKind
 from graph.domain.timeutil import to_native
-from graph.erasure.forget import ForgetInput, forget
-from graph.erasure.holds import HoldInput, release_legal_hold, set_legal_hold
-from graph.erasure.selectors import Selector, SelectorKind
+from graph.erasure.forget import forget
 from graph.jobs.backup import backup
 from graph.jobs.restore import restore
+from graph.memory import ForgetInput, HoldInput, Memory, SealEpisodeInput, Selector
 from graph.runtime import Graph
 from graph.store.clock import BARRIER
 from tests.people_story import on, people_story
@@ -56,18 +54,17 @@ async def clock(graph: Graph) -> datetime:
 
 
 async def test_a_restored_backup_equals_the_graph_as_known_at_its_watermark(
-    graph: Graph, restored: Graph, tmp_path: Path
+    memory: Memory, graph: Graph, restored: Graph, tmp_path: Path
 ) -> None:
     people = await people_story(graph)
     story = people.story
-    hold = await set_legal_hold(
-        graph,
+    hold = await memory.forgetting.set_legal_hold(
+        Actor.operator("t"),
         "alice",
         HoldInput(
             selector=Selector(kind=SelectorKind.CLAIM, id=people.claims["bob-acme"].id),
             reason="litigation",
         ),
-        actor=Actor.operator("t"),
     )
     watermark = await clock(graph)
     then = await snapshot(graph)
@@ -82,9 +79,9 @@ async def test_a_restored_backup_equals_the_graph_as_known_at_its_watermark(
         evidence=[{"observation_id": moved}],
     )
     await story.remember(moved, key="pref:tools:editor", value={"value": "vim"})
-    await release_legal_hold(graph, "alice", hold, reason="settled", actor=Actor.operator("t"))
-    await seal_episode(
-        graph, "alice", SealEpisodeInput(episode_id=story.episode_id), actor=Actor.operator("t")
+    await memory.forgetting.release_legal_hold(Actor.operator("t"), "alice", hold, "settled")
+    await memory.writes.seal_episode(
+        Actor.operator("t"), "alice", SealEpisodeInput(episode_id=story.episode_id)
     )
     assert await snapshot(graph) != then
 

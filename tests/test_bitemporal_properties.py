@@ -19,7 +19,6 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule, run_state_machine_as_test
 
 from graph.domain.model import ClaimStatus
-from graph.reads.resources import claim_history, claims_by_key
 from graph.runtime import Graph, Neo4jTarget, connect
 from tests.bitemporal_model import BitemporalModel, Row
 from tests.story import Story, day, new_story
@@ -129,7 +128,7 @@ def engram_machine(loop: asyncio.AbstractEventLoop, graph: Graph) -> type[RuleBa
                 engram = sorted(
                     (
                         (shown_value(c.value), c.status.value, c.valid_from, c.valid_to)
-                        for c in run(claims_by_key(graph, view, key))
+                        for c in run(self.story.memory.reads.claims_by_key(view, key))
                     ),
                     key=repr,
                 )
@@ -154,7 +153,7 @@ def engram_machine(loop: asyncio.AbstractEventLoop, graph: Graph) -> type[RuleBa
 
         def _history(self, key: str, view: Any) -> list[Any]:
             try:
-                return run(claim_history(graph, view, key))
+                return run(self.story.memory.reads.claim_history(view, key))
             except Exception as failure:
                 if getattr(failure, "code", None) == "NOT_FOUND":
                     return []

@@ -27,8 +27,8 @@ from selenium.webdriver.support.ui import WebDriverWait
 
 from api.browser_guide_page import KIND_STYLES
 from graph.domain.actor import Actor
-from graph.erasure.forget import ForgetInput, forget
-from graph.erasure.selectors import Selector, SelectorKind
+from graph.domain.model import SelectorKind
+from graph.memory import ForgetInput, Memory, Selector
 from graph.runtime import Graph, Neo4jTarget, Settings
 from tests.story import Story, new_story
 from tests.support import free_port
@@ -211,6 +211,7 @@ def _table(driver: WebDriver, expected: str) -> str:
 
 
 async def test_the_printed_browser_url_plays_the_guide_and_draws_the_current_graph_by_name(
+    memory: Memory,
     graph: Graph,
     neo4j_target: Neo4jTarget,
     test_settings: Settings,
@@ -220,12 +221,10 @@ async def test_the_printed_browser_url_plays_the_guide_and_draws_the_current_gra
 ) -> None:
     story = await small_story(graph)
     secret = await story.say("my bank PIN is 4321")
-    await forget(
-        graph,
+    await memory.forgetting.forget(
+        Actor.operator("test"),
         "alice",
         ForgetInput(selector=Selector(kind=SelectorKind.OBSERVATION, id=secret), reason="asked"),
-        actor=Actor.operator("test"),
-        blob_root=test_settings.blobs,
     )
     driver = chromium
     driver.get(served)

@@ -14,20 +14,16 @@ from neo4j import AsyncManagedTransaction
 from api.app import create_app
 from api.browser_guide_page import AUTO_CONNECT_OFF, SLIDES, browser_style, params_command
 from graph.domain.actor import Actor
-from graph.erasure.forget import ForgetInput, forget
-from graph.erasure.selectors import Selector, SelectorKind
-from graph.reads.guide_queries import (
-    BEFORE_CORRECTION,
-    CURRENT_GRAPH,
-    GUIDE_PARAMS,
-    NEIGHBOURHOOD_AS_OF,
-    RELATION_EVIDENCE,
-    RELATION_HISTORY,
-    TOMBSTONES,
-    guide_params,
+from graph.domain.model import SelectorKind
+from graph.memory import ForgetInput, Memory, Selector
+from graph.runtime import (
+    Graph,
+    Neo4jTarget,
+    Settings,
+    allowed_guide_hosts,
+    guide_origin,
+    guide_queries,
 )
-from graph.runtime import Graph, Neo4jTarget, Settings
-from graph.store.local.browser_settings import allowed_guide_hosts, guide_origin
 from tests.http import running
 from tests.people_story import People, people_story
 
@@ -52,7 +48,7 @@ def _caption(properties: dict[str, Any]) -> str:
 
 async def drawn(graph: Graph, query: LiteralString, **params: Any) -> Drawn:
     async def work(tx: AsyncManagedTransaction) -> Drawn:
-        result = await tx.run(query, guide_params(**params))
+        result = await tx.run(query, guide_queries.guide_params(**params))
         shown = await result.graph()
         captions = {node.element_id: _caption(dict(node)) for node in shown.nodes}
         edges = set()
@@ -67,17 +63,15 @@ async def drawn(graph: Graph, query: LiteralString, **params: Any) -> Drawn:
 
 
 @pytest.fixture
-async def people(graph: Graph, test_settings: Settings) -> People:
+async def people(memory: Memory, graph: Graph, test_settings: Settings) -> People:
     world = await people_story(graph)
     secret = await world.story.say("my bank PIN is 4321")
-    await forget(
-        graph,
+    await memory.forgetting.forget(
+        Actor.operator("test"),
         "alice",
         ForgetInput(
             selector=Selector(kind=SelectorKind.OBSERVATION, id=secret), reason="asked to forget"
         ),
-        actor=Actor.operator("test"),
-        blob_root=test_settings.blobs,
     )
     return world
 
@@ -85,7 +79,7 @@ async def people(graph: Graph, test_settings: Settings) -> People:
 async def test_the_current_graph_slide_draws_named_current_relations_only(
     people: People,
 ) -> None:
-    shown = await drawn(people.story.graph, CURRENT_GRAPH)
+    shown = await drawn(people.story.graph, guide_queries.CURRENT_GRAPH)
     assert shown.edges == {
         ("Alice", "WORKS_AT", "Globex"),
         ("Alice", "CONTRIBUTES_TO", "Engram"),
@@ -100,9 +94,13 @@ async def test_the_current_graph_slide_draws_named_current_relations_only(
 async def test_the_neighbourhood_slide_draws_two_hops_as_the_world_was_then(
     people: People,
 ) -> None:
-    shown = await drawn(people.story.graph, NEIGHBOURHOOD_AS_OF, asOf="2022-06-01T00:00:00Z")
+    shown = await drawn(
+        people.story.graph, guide_queries.NEIGHBOURHOOD_AS_OF, asOf="2022-06-01T00:00:00Z"
+    )
     assert shown.edges == {("Alice", "WORKS_AT", "Acme Global"), ("Bob", "WORKS_AT", "Acme Global")}
-    later = await drawn(people.story.graph, NEIGHBOURHOOD_AS_OF, asOf="2024-06-01T00:00:00Z")
+    later = await drawn(
+        people.story.graph, guide_queries.NEIGHBOURHOOD_AS_OF, asOf="2024-06-01T00:00:00Z"
+    )
     assert later.edges == {
         ("Alice", "WORKS_AT", "Globex"),
         ("Alice", "CONTRIBUTES_TO", "Engram"),
@@ -112,7 +110,7 @@ async def test_the_neighbourhood_slide_draws_two_hops_as_the_world_was_then(
 
 
 async def test_the_evidence_slide_draws_the_claim_and_what_it_rests_on(people: People) -> None:
-    shown = await drawn(people.story.graph, RELATION_EVIDENCE)
+    shown = await drawn(people.story.graph, guide_queries.RELATION_EVIDENCE)
     assert shown.edges == {
         ("Alice", "WORKS_AT", "Acme Global"),
         ("Alice works at Acme Global", "SUPPORTED_BY", "alice WORKS_AT acme"),
@@ -125,7 +123,7 @@ async def test_the_evidence_slide_draws_the_claim_and_what_it_rests_on(people: P
 async def test_the_before_correction_slide_draws_the_edge_the_correction_replaced(
     people: People,
 ) -> None:
-    shown = await drawn(people.story.graph, BEFORE_CORRECTION)
+    shown = await drawn(people.story.graph, guide_queries.BEFORE_CORRECTION)
     assert shown.edges == {
         ("Alice", "WORKS_AT", "Acme Global"),
         ("Alice", "WORKS_AT", "Globex"),
@@ -134,7 +132,9 @@ async def test_the_before_correction_slide_draws_the_edge_the_correction_replace
 
 
 async def test_the_history_slide_lists_every_revision_with_both_times(people: People) -> None:
-    rows = await people.story.graph.read(RELATION_HISTORY, **guide_params())
+    rows = await people.story.graph.read(
+        guide_queries.RELATION_HISTORY, **guide_queries.guide_params()
+    )
     assert [
         (row["claim"], row["revision"], row["status"], row["validTo"], row["reason"])
         for row in rows
@@ -150,7 +150,7 @@ async def test_the_history_slide_lists_every_revision_with_both_times(people: Pe
 async def test_the_tombstone_slide_shows_what_was_forgotten_without_content(
     people: People,
 ) -> None:
-    rows = await people.story.graph.read(TOMBSTONES, **guide_params())
+    rows = await people.story.graph.read(guide_queries.TOMBSTONES, **guide_queries.guide_params())
     assert [{k: v for k, v in row.items() if k != "forgottenAt"} for row in rows] == [
         {
             "selector": "OBSERVATION",
@@ -166,8 +166,13 @@ async def test_the_tombstone_slide_shows_what_was_forgotten_without_content(
 
 
 async def test_every_slide_query_is_one_of_the_tested_constants() -> None:
-    tested = {CURRENT_GRAPH, NEIGHBOURHOOD_AS_OF, RELATION_EVIDENCE, BEFORE_CORRECTION}
-    tested |= {RELATION_HISTORY, TOMBSTONES}
+    tested = {
+        guide_queries.CURRENT_GRAPH,
+        guide_queries.NEIGHBOURHOOD_AS_OF,
+        guide_queries.RELATION_EVIDENCE,
+        guide_queries.BEFORE_CORRECTION,
+    }
+    tested |= {guide_queries.RELATION_HISTORY, guide_queries.TOMBSTONES}
     assert {slide.cypher for slide in SLIDES if slide.cypher} == tested
 
 
@@ -187,7 +192,7 @@ async def test_engram_serves_the_guide_with_every_slide_and_its_style(
     for block in [
         ":style http://engram.test/browser-guide/engram.grass",
         AUTO_CONNECT_OFF,
-        params_command(GUIDE_PARAMS),
+        params_command(guide_queries.GUIDE_PARAMS),
         *(slide.cypher for slide in SLIDES if slide.cypher),
     ]:
         assert f'<pre class="runnable">{block}</pre>' in text

@@ -43,11 +43,10 @@ from api.client import (
     UnavailableError,
     ValidationError,
 )
-from graph.commands.apikeys import create_key
 from graph.domain.actor import Grant
 from graph.domain.model import Privacy as Tier
+from graph.memory import Memory
 from graph.runtime import Graph, Neo4jTarget, Settings
-from graph.store.neomodel_bridge import share_driver
 from tests.support import free_port, wait_until_ready
 from tests.test_cli import ENGRAM, engram_env
 
@@ -93,13 +92,14 @@ class Keys:
 
 
 @pytest.fixture
-async def keys(graph: Graph) -> Keys:
-    await share_driver(graph)
-    agent = await create_key(
+async def keys(memory: Memory, graph: Graph) -> Keys:
+    agent = await memory.admin.create_key(
         "agent",
         [Grant("alice", Tier.PRIVATE, write=True), Grant("demo", Tier.PRIVATE, write=True)],
     )
-    outsider = await create_key("outsider", [Grant("elsewhere", Tier.SECRET, write=True)])
+    outsider = await memory.admin.create_key(
+        "outsider", [Grant("elsewhere", Tier.SECRET, write=True)]
+    )
     return Keys(agent.secret, outsider.secret)
 
 
@@ -365,6 +365,7 @@ async def test_the_async_client_raises_the_same_exceptions(server: str, keys: Ke
         assert (down.value.code, down.value.status) == ("UNAVAILABLE", None)
 
 
+@pytest.mark.fast
 def test_the_client_imports_nothing_of_the_server() -> None:
     loaded = subprocess.run(
         [sys.executable, "-c", "import sys, api.client; print(' '.join(sorted(sys.modules)))"],

@@ -7,12 +7,10 @@ from datetime import UTC, timedelta
 
 import pytest
 
-from graph.commands.predicate_rules import declare_predicates
 from graph.domain.cardinality import Cardinality
 from graph.domain.errors import RevisionConflict, ValidationFailed
 from graph.domain.model import Claim, ClaimStatus, EvidenceKind
-from graph.reads.resources import claim_history, claims_by_key, get_claim
-from graph.reads.traverse import explain_relation, related
+from graph.memory import Memory
 from graph.runtime import Graph
 from tests.story import Story, day, new_story
 
@@ -20,11 +18,11 @@ WORKS_AT = "fact:person/alice:WORKS_AT:org/acme"
 
 
 @pytest.fixture
-async def story(graph: Graph) -> Story:
+async def story(memory: Memory, graph: Graph) -> Story:
     story = await new_story(graph)
     # Jobs as facts of their own (a ONE WORKS_AT is in tests/test_cardinality.py).
-    await declare_predicates(
-        graph, story.space, [("WORKS_AT", Cardinality.MANY)], actor=story.actor
+    await memory.writes.declare_predicates(
+        story.actor, story.space, [("WORKS_AT", Cardinality.MANY)]
     )
     await story.entity("entity:person:alice", "Alice")
     await story.entity("entity:org:acme", "Acme Corp", aliases=["Acme"])
@@ -89,8 +87,8 @@ async def test_related_and_explain_return_a_relations_instants_to_the_microsecon
     )
     alice, acme = claim.subject_id, claim.object_id
     assert alice is not None and acme is not None
-    [relation] = (await related(story.graph, await story.view(), alice, hops=1)).relations
-    [[step]] = (await explain_relation(story.graph, await story.view(), alice, acme)).paths
+    [relation] = (await story.memory.reads.related(await story.view(), alice, hops=1)).relations
+    [[step]] = (await story.memory.reads.explain_relation(await story.view(), alice, acme)).paths
     for found in (relation, step.relation):
         assert (found.valid_from, found.valid_to, found.recorded_at) == (
             since,
@@ -119,7 +117,7 @@ async def test_supersede_keeps_the_old_revision_and_links_what_corrected_it(stor
             (EvidenceKind.CORRECTED_BY, left),
         ]
     ), "a correction of validity alone keeps what showed the fact, and cites what corrected it"
-    history = await claim_history(story.graph, await story.view(), WORKS_AT)
+    history = await story.memory.reads.claim_history(await story.view(), WORKS_AT)
     assert [(h.revision, h.status, h.valid_to) for h in history] == [
         (1, ClaimStatus.SUPERSEDED, None),
         (2, ClaimStatus.ACTIVE, day(181)),
@@ -142,9 +140,9 @@ async def test_the_view_before_a_correction_was_recorded_shows_the_old_revision(
     await she_left_at_the_end_of_june(story, claim)
     in_2025 = day(400)
     then = await story.view(as_of=in_2025, known_at=before_correction)
-    assert [c.revision for c in await claims_by_key(story.graph, then, WORKS_AT)] == [1]
+    assert [c.revision for c in await story.memory.reads.claims_by_key(then, WORKS_AT)] == [1]
     now = await story.view(as_of=in_2025)
-    assert await claims_by_key(story.graph, now, WORKS_AT) == []
+    assert await story.memory.reads.claims_by_key(now, WORKS_AT) == []
 
 
 async def test_supersede_from_a_later_valid_time_keeps_the_value_before_it(story: Story) -> None:
@@ -159,8 +157,12 @@ async def test_supersede_from_a_later_valid_time_keeps_the_value_before_it(story
         reason="taste changed",
         evidence=[{"observation_id": changed}],
     )
-    early = await claims_by_key(story.graph, await story.view(as_of=day(10)), "pref:other:drink")
-    late = await claims_by_key(story.graph, await story.view(as_of=day(60)), "pref:other:drink")
+    early = await story.memory.reads.claims_by_key(
+        await story.view(as_of=day(10)), "pref:other:drink"
+    )
+    late = await story.memory.reads.claims_by_key(
+        await story.view(as_of=day(60)), "pref:other:drink"
+    )
     assert [c.value["value"] for c in early] == ["tea"]
     assert [c.value["value"] for c in late] == ["coffee"]
 
@@ -215,7 +217,9 @@ async def test_dispute_keeps_both_claims_and_links_each_to_the_others_evidence(
     }
     assert contradicted_by == {other_said}
     view = await story.view()
-    [other_now] = await claims_by_key(story.graph, view, "fact:person/alice:WORKS_AT:org/globex")
+    [other_now] = await story.memory.reads.claims_by_key(
+        view, "fact:person/alice:WORKS_AT:org/globex"
+    )
     assert other_now.status is ClaimStatus.DISPUTED
     statuses = await story.graph.read(
         "MATCH (:Entity)-[r:WORKS_AT]->(o:Entity) WHERE r.supersededAt IS NULL "
@@ -284,9 +288,11 @@ async def test_two_concurrent_corrects_one_wins_the_other_gets_revision_conflict
     assert (len(winners), len(losers)) == (1, 1)
     assert winners[0].revision == 2
     assert "pref:ui:theme is at revision 2, not 1" in losers[0].message
-    [current] = await claims_by_key(story.graph, await story.view(), "pref:ui:theme")
+    [current] = await story.memory.reads.claims_by_key(await story.view(), "pref:ui:theme")
     assert current.id == winners[0].id
-    assert (await get_claim(story.graph, await story.view(), current.id)).value == winners[0].value
+    assert (await story.memory.reads.claim(await story.view(), current.id)).value == winners[
+        0
+    ].value
 
 
 async def test_retracting_a_later_value_lets_the_earlier_one_hold_again(story: Story) -> None:
@@ -294,7 +300,9 @@ async def test_retracting_a_later_value_lets_the_earlier_one_hold_again(story: S
     first = await story.remember(dark, key="pref:ui:theme", value={"value": "dark"})
     light = await story.say("light", at=day(10))
     second = await story.remember(light, key="pref:ui:theme", value={"value": "light"})
-    [earlier] = await claims_by_key(story.graph, await story.view(as_of=day(5)), "pref:ui:theme")
+    [earlier] = await story.memory.reads.claims_by_key(
+        await story.view(as_of=day(5)), "pref:ui:theme"
+    )
     assert earlier.id == first.id and earlier.valid_to == day(10), "shown until light began"
     fix = await story.say("it was dark all along")
     await story.correct(
@@ -303,7 +311,7 @@ async def test_retracting_a_later_value_lets_the_earlier_one_hold_again(story: S
         reason="never changed",
         evidence=[{"observation_id": fix}],
     )
-    later = await claims_by_key(story.graph, await story.view(as_of=day(20)), "pref:ui:theme")
+    later = await story.memory.reads.claims_by_key(await story.view(as_of=day(20)), "pref:ui:theme")
     assert [(c.value["value"], c.valid_from, c.valid_to) for c in later] == [
         ("dark", day(0), None)
     ], "one value per time slice, and a retracted fact ends nothing"
@@ -319,7 +327,7 @@ async def test_an_explanation_cites_what_supported_the_relation_then_around_a_co
     assert alice is not None and acme is not None
 
     async def cited(**at: object) -> list[tuple[int, list[tuple[str, str | None]]]]:
-        found = await explain_relation(story.graph, await story.view(**at), alice, acme)
+        found = await story.memory.reads.explain_relation(await story.view(**at), alice, acme)
         return [
             (
                 step.claim.revision if step.claim else 0,

@@ -286,6 +286,7 @@ def test_compose_builds_engram_from_the_repository_root(services: dict[str, Any]
     }
 
 
+@pytest.mark.fast
 def test_dockerfile_runs_engram_serve_on_python_311_slim_as_a_non_root_user() -> None:
     assert instruction("FROM") == ["python:3.11-slim"]
     assert instruction("USER") == ["engram"]
@@ -303,6 +304,7 @@ def test_dockerfile_listens_where_compose_publishes(services: dict[str, Any]) ->
     assert set(instruction("EXPOSE")) == published == {"8000"}
 
 
+@pytest.mark.fast
 def test_dockerfile_healthcheck_asks_healthz_with_python() -> None:
     (healthcheck,) = instruction("HEALTHCHECK")
     options, _, command = healthcheck.partition(" CMD ")
@@ -319,6 +321,7 @@ def test_dockerfile_healthcheck_asks_healthz_with_python() -> None:
     compile(argv[2], "healthcheck", "exec")
 
 
+@pytest.mark.fast
 def test_dockerfile_copies_existing_paths_that_hold_every_package() -> None:
     copied: list[str] = []
     for arguments in instruction("COPY"):
@@ -339,6 +342,7 @@ def test_dockerfile_copies_existing_paths_that_hold_every_package() -> None:
     assert {"graph", "api", "migrations"} <= set(copied)
 
 
+@pytest.mark.fast
 def test_dockerignore_keeps_venv_git_and_caches_out_of_the_build_context() -> None:
     patterns = set(dockerignore_patterns())
     assert {

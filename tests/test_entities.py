@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from graph.commands.merge import MergeInput, merge_entities, unmerge_entities
 from graph.domain.actor import Actor
 from graph.domain.errors import NotFound, ValidationFailed
-from graph.memory import Memory
-from graph.reads.resources import get_entity
+from graph.memory import Memory, MergeInput
 from graph.runtime import Embedder, Graph, Settings
 from tests.story import Story, day, new_story
 
@@ -38,7 +36,7 @@ async def test_a_rename_keeps_the_old_name_visible_as_of_earlier_times(story: St
             as_of=day(160), known_at=before_rename_was_recorded
         ),
     }.items():
-        entity = await get_entity(story.graph, view, key="entity:org:acme")
+        entity = await story.memory.reads.entity(view, key="entity:org:acme")
         names[label] = (entity.name, entity.aliases)
     assert names == {
         "2024-02 now": ("Acme Corp", ()),
@@ -51,7 +49,7 @@ async def test_an_entity_recorded_later_is_not_known_before(story: Story) -> Non
     before = (await story.view()).known_at
     await story.entity("entity:person:bob", "Bob")
     with pytest.raises(NotFound, match="no visible entity 'entity:person:bob'"):
-        await get_entity(story.graph, await story.view(known_at=before), key="entity:person:bob")
+        await story.memory.reads.entity(await story.view(known_at=before), key="entity:person:bob")
 
 
 async def test_a_merge_shows_one_entity_after_it_and_two_before_and_can_be_undone(
@@ -59,25 +57,24 @@ async def test_a_merge_shows_one_entity_after_it_and_two_before_and_can_be_undon
 ) -> None:
     await story.entity("entity:person:robert", "Robert", at=day(0))
     await story.entity("entity:person:bob", "Bob", at=day(0))
-    merge_id = await merge_entities(
-        story.graph,
+    merge_id = await story.memory.writes.merge_entities(
+        Actor.operator("test"),
         story.space,
         MergeInput(
             survivor={"key": "entity:person:robert"},
             duplicate={"key": "entity:person:bob"},
             reason="Bob is Robert",
         ),
-        actor=Actor.operator("test"),
     )
     merged_view = await story.view()
-    bob_now = await get_entity(story.graph, merged_view, key="entity:person:bob")
+    bob_now = await story.memory.reads.entity(merged_view, key="entity:person:bob")
     assert (bob_now.key, bob_now.name, bob_now.merged_from) == (
         "entity:person:robert",
         "Robert",
         ("entity:person:bob",),
     )
     before = await story.view(as_of=day(10))
-    bob_then = await get_entity(story.graph, before, key="entity:person:bob")
+    bob_then = await story.memory.reads.entity(before, key="entity:person:bob")
     assert (bob_then.key, bob_then.name) == ("entity:person:bob", "Bob")
 
     said = await story.say("Bob likes chess")
@@ -87,20 +84,20 @@ async def test_a_merge_shows_one_entity_after_it_and_two_before_and_can_be_undon
     assert fact.key == "fact:person/robert:LIKES", "writes about the duplicate go to the survivor"
 
     assert (
-        await unmerge_entities(
-            story.graph, story.space, merge_id, "not the same", actor=Actor.operator("t")
+        await story.memory.writes.unmerge_entities(
+            Actor.operator("t"), story.space, merge_id, "not the same"
         )
         is True
     )
     assert (
-        await unmerge_entities(
-            story.graph, story.space, merge_id, "again", actor=Actor.operator("t")
+        await story.memory.writes.unmerge_entities(
+            Actor.operator("t"), story.space, merge_id, "again"
         )
         is False
     )
-    after_undo = await get_entity(story.graph, await story.view(), key="entity:person:bob")
+    after_undo = await story.memory.reads.entity(await story.view(), key="entity:person:bob")
     assert after_undo.key == "entity:person:bob"
-    still_merged = await get_entity(story.graph, merged_view, key="entity:person:bob")
+    still_merged = await story.memory.reads.entity(merged_view, key="entity:person:bob")
     assert still_merged.key == "entity:person:robert", "the past view keeps the merge"
 
 
@@ -116,17 +113,17 @@ async def test_an_entity_cannot_be_merged_into_itself_or_chained(story: Story) -
         )
 
     with pytest.raises(ValidationFailed, match="the same entity, or merged into it"):
-        await merge_entities(
-            story.graph, story.space, merge("a", "a"), actor=Actor.operator("test")
+        await story.memory.writes.merge_entities(
+            Actor.operator("test"), story.space, merge("a", "a")
         )
-    await merge_entities(story.graph, story.space, merge("a", "b"), actor=Actor.operator("test"))
+    await story.memory.writes.merge_entities(Actor.operator("test"), story.space, merge("a", "b"))
     with pytest.raises(ValidationFailed, match="the same entity, or merged into it"):
-        await merge_entities(
-            story.graph, story.space, merge("a", "b"), actor=Actor.operator("test")
+        await story.memory.writes.merge_entities(
+            Actor.operator("test"), story.space, merge("a", "b")
         )
     with pytest.raises(ValidationFailed, match="merge into the survivor instead"):
-        await merge_entities(
-            story.graph, story.space, merge("c", "a"), actor=Actor.operator("test")
+        await story.memory.writes.merge_entities(
+            Actor.operator("test"), story.space, merge("c", "a")
         )
 
 
@@ -145,13 +142,12 @@ async def test_a_walk_from_a_duplicates_id_starts_at_its_survivor_and_an_unseen_
         valid_from=day(1),
     )
     unmerged = await story.view()
-    robert = await get_entity(story.graph, unmerged, key="entity:person:robert")
-    bob = await get_entity(story.graph, unmerged, key="entity:person:bob")
-    await merge_entities(
-        story.graph,
+    robert = await story.memory.reads.entity(unmerged, key="entity:person:robert")
+    bob = await story.memory.reads.entity(unmerged, key="entity:person:bob")
+    await story.memory.writes.merge_entities(
+        Actor.operator("test"),
         story.space,
         MergeInput(survivor={"id": robert.id}, duplicate={"id": bob.id}, reason="one man"),
-        actor=Actor.operator("test"),
     )
     memory = Memory(story.graph, test_settings, embedder)
     view = await story.view()
@@ -168,7 +164,7 @@ async def test_a_walk_from_a_duplicates_id_starts_at_its_survivor_and_an_unseen_
     assert refused.value.field == "id"
     assert (await memory.reads.related(before_bob, bob.id)).entities == ()
 
-    acme = await get_entity(story.graph, view, key="entity:org:acme")
+    acme = await story.memory.reads.entity(view, key="entity:org:acme")
     why = await memory.reads.explain_relation(view, {"id": bob.id}, {"id": acme.id})
     assert [[(s.from_id, s.to_id) for s in path] for path in why.paths] == [[(robert.id, acme.id)]]
     with pytest.raises(NotFound, match=f"no visible entity '{bob.id}'"):

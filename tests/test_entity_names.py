@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
+
+import pytest
 
 from graph.commands.entity_names import REFOLD_SPOKEN_NAMES
 from graph.commands.entity_refs import (
@@ -11,7 +12,6 @@ from graph.commands.entity_refs import (
     ENTITIES_BY_NAME,
     ENTITIES_FOUND,
 )
-from graph.commands.remember import remember
 from graph.commands.told_facts_upgrade import (
     FILL_RELATION_RANKS,
     FILL_TOLD_RANKS,
@@ -19,8 +19,8 @@ from graph.commands.told_facts_upgrade import (
 )
 from graph.domain.actor import Actor
 from graph.domain.errors import EngramError
-from graph.erasure.forget import ForgetInput, forget
-from graph.erasure.selectors import Selector, SelectorKind
+from graph.domain.model import SelectorKind
+from graph.memory import ForgetInput, Memory, Selector
 from graph.reads.resources import ENTITY_IDS_BY_NAME
 from graph.runtime import Graph, query_count
 from graph.store.migrate import load
@@ -63,7 +63,7 @@ async def counted_remember(story: Story, items: list[dict[str, Any]]) -> int:
     counter = [0]
     token = query_count.set(counter)
     try:
-        await remember(story.graph, story.space, items, actor=TEST_ACTOR)
+        await story.memory.writes.remember(TEST_ACTOR, story.space, items)
     finally:
         query_count.reset(token)
     return counter[0]
@@ -143,6 +143,7 @@ async def test_the_migration_gives_entity_claims_written_before_their_spoken_nam
     }
 
 
+@pytest.mark.fast
 def test_a_restore_brings_old_archives_up_to_told_facts_as_the_migration_does() -> None:
     upgrades = (REFOLD_SPOKEN_NAMES, FILL_TOLD_RANKS, FILL_RELATION_RANKS, READABLE_TEXTS)
     assert [" ".join(s.split()) for s in TOLD_FACTS.statements] == [
@@ -150,15 +151,15 @@ def test_a_restore_brings_old_archives_up_to_told_facts_as_the_migration_does() 
     ]
 
 
-async def test_forgetting_an_entity_claim_erases_its_spoken_names(graph: Graph) -> None:
+async def test_forgetting_an_entity_claim_erases_its_spoken_names(
+    memory: Memory, graph: Graph
+) -> None:
     story = await new_story(graph)
     ada = await story.entity("entity:person:ada", "Ada Lovelace")
-    await forget(
-        graph,
+    await memory.forgetting.forget(
+        Actor.operator("test"),
         story.space,
         ForgetInput(selector=Selector(kind=SelectorKind.CLAIM, id=ada.id), reason="asked"),
-        actor=Actor.operator("test"),
-        blob_root=Path("/nonexistent-blob-root"),
     )
     [row] = await graph.read("MATCH (c:Claim {id: $id}) RETURN c.spokenNames AS spoken", id=ada.id)
     assert row["spoken"] is None

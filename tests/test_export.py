@@ -11,20 +11,11 @@ import httpx
 import pytest
 
 from api.app import create_app
-from graph.commands.apikeys import Grant, create_key
-from graph.commands.episodes import ObservationInput, record_observation
-from graph.commands.spaces import create_space
-from graph.domain.actor import Actor
-from graph.domain.model import Privacy
-from graph.erasure.forget import ForgetInput, forget
-from graph.erasure.selectors import Selector, SelectorKind
-from graph.jobs.export import ExportFormat, export_space
-from graph.jobs.export_markdown import when
-from graph.jobs.importer import import_items
-from graph.reads.resources import get_episode
-from graph.reads.visibility import View
+from graph.domain.actor import Actor, Grant
+from graph.domain.model import Privacy, SelectorKind
+from graph.domain.wording import when
+from graph.memory import ExportFormat, ForgetInput, Memory, ObservationInput, Selector, View
 from graph.runtime import Graph, Neo4jTarget, Settings
-from graph.store.neomodel_bridge import share_driver
 from tests.http import gql, running
 from tests.people_story import on
 from tests.seeded_histories import current_view, seed_histories
@@ -59,13 +50,12 @@ async def diary(graph: Graph, settings: Settings) -> Story:
     )
     taxes = await story.say("my taxes are filed", at=on(2024, 4, 2))
     await story.remember(taxes, key="task:personal:taxes", value={"status": "done"})
-    pin = await record_observation(
-        graph,
+    pin = await story.memory.writes.record_observation(
+        story.actor,
         "alice",
         ObservationInput(
             episode_id=story.episode_id, content=SECRET, observed_at=on(2024, 5), privacy=3
         ),
-        actor=story.actor,
     )
     await story.remember(
         pin.id,
@@ -79,24 +69,22 @@ async def diary(graph: Graph, settings: Settings) -> Story:
     number = await story.remember(
         phone, type="fact", subject={"key": "entity:person:alice"}, predicate="PHONE", value="555"
     )
-    await forget(
-        graph,
+    await Memory(graph, settings).forgetting.forget(
+        Actor.operator("test"),
         "alice",
         ForgetInput(selector=Selector(kind=SelectorKind.CLAIM, id=number.id), reason="asked"),
-        actor=Actor.operator("test"),
-        blob_root=settings.blobs,
     )
     return story
 
 
 async def test_the_markdown_view_reads_as_a_document_of_the_readers_current_memory(
-    graph: Graph, test_settings: Settings
+    memory: Memory, graph: Graph, test_settings: Settings
 ) -> None:
     story = await diary(graph, test_settings)
     known_at = (await story.view()).known_at
     view = await View.open(graph, "alice", known_at=known_at, max_privacy=Privacy.NORMAL)
-    text = await export_space(graph, view, ExportFormat.MARKDOWN)
-    started = when((await get_episode(graph, view, story.episode_id)).started_at)
+    text = await memory.reads.export(view, ExportFormat.MARKDOWN)
+    started = when((await memory.reads.episode(view, story.episode_id)).started_at)
     assert text == "\n".join(
         [
             "# Memory of alice",
@@ -144,16 +132,17 @@ async def test_the_markdown_view_reads_as_a_document_of_the_readers_current_memo
 
 
 async def test_jsonl_imported_into_a_new_space_gives_the_same_current_view(
+    memory: Memory,
     graph: Graph,
 ) -> None:
     story = await new_story(graph, "alice")
     histories = await seed_histories(story)
     assert histories >= 200
-    exported = await export_space(graph, await story.view(), ExportFormat.JSONL)
+    exported = await memory.reads.export(await story.view(), ExportFormat.JSONL)
     lines = exported.splitlines()
-    await create_space(graph, "copy", "", actor=Actor.operator("test"))
-    report = await import_items(
-        graph, "copy", lines, source="alice.jsonl", actor=Actor.operator("test")
+    await memory.writes.create_space(Actor.operator("test"), "copy", "")
+    report = await memory.admin.import_items(
+        Actor.operator("test"), "copy", lines, source="alice.jsonl"
     )
     assert (report.refused, report.skipped, report.remembered) == ([], [], len(lines))
     source, copy = await current_view(graph, "alice"), await current_view(graph, "copy")
@@ -163,10 +152,10 @@ async def test_jsonl_imported_into_a_new_space_gives_the_same_current_view(
     # As the world was in mid-2022: the jobs ended in 2024 still held, with their end dates.
     mid_2022 = on(2022, 6)
     then = await View.open(graph, "alice", as_of=mid_2022)
-    past_lines = (await export_space(graph, then, ExportFormat.JSONL)).splitlines()
-    await create_space(graph, "then", "", actor=Actor.operator("test"))
-    report = await import_items(
-        graph, "then", past_lines, source="then.jsonl", actor=Actor.operator("test")
+    past_lines = (await memory.reads.export(then, ExportFormat.JSONL)).splitlines()
+    await memory.writes.create_space(Actor.operator("test"), "then", "")
+    report = await memory.admin.import_items(
+        Actor.operator("test"), "then", past_lines, source="then.jsonl"
     )
     assert (report.refused, report.remembered) == ([], len(past_lines))
     source = await current_view(graph, "alice", mid_2022)
@@ -189,13 +178,12 @@ async def production(
 
 
 async def test_an_export_over_graphql_holds_nothing_forgotten_or_above_the_keys_tier(
-    graph: Graph, test_settings: Settings, production: httpx.AsyncClient
+    memory: Memory, graph: Graph, test_settings: Settings, production: httpx.AsyncClient
 ) -> None:
     await diary(graph, test_settings)
-    await share_driver(graph)
-    normal = (await create_key("n", [Grant("alice", Privacy.NORMAL)])).secret
-    secret = (await create_key("s", [Grant("alice", Privacy.SECRET)])).secret
-    stranger = (await create_key("x", [Grant("bob", Privacy.SECRET)])).secret
+    normal = (await memory.admin.create_key("n", [Grant("alice", Privacy.NORMAL)])).secret
+    secret = (await memory.admin.create_key("s", [Grant("alice", Privacy.SECRET)])).secret
+    stranger = (await memory.admin.create_key("x", [Grant("bob", Privacy.SECRET)])).secret
 
     async def export(key: str, export_format: str) -> dict[str, Any]:
         headers = {"authorization": f"Bearer {key}"}

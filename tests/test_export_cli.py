@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from graph.commands.spaces import create_space
 from graph.domain.wording import when
+from graph.memory import Memory
 from graph.runtime import Graph, Neo4jTarget, Settings
 from tests.people_story import people_story
 from tests.story import TEST_ACTOR
@@ -64,10 +64,10 @@ async def test_engram_explain_prints_each_hop_with_names_intervals_and_evidence(
 
 
 async def test_engram_export_writes_markdown_to_stdout_and_jsonl_that_engram_import_reads(
-    graph: Graph, test_settings: Settings, neo4j_target: Neo4jTarget, tmp_path: Path
+    memory: Memory, graph: Graph, test_settings: Settings, neo4j_target: Neo4jTarget, tmp_path: Path
 ) -> None:
     await people_story(graph)
-    await create_space(graph, "copy", "", actor=TEST_ACTOR)
+    await memory.writes.create_space(TEST_ACTOR, "copy", "")
     env = engram_env(test_settings, neo4j_target)
     shown = run_engram(env, "export", "--space", "alice", "--format", "markdown")
     assert shown.returncode == 0, shown.stderr

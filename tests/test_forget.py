@@ -6,18 +6,18 @@ from pathlib import Path
 
 import pytest
 
-from graph.commands.artifacts import ArtifactInput, add_artifact
-from graph.commands.evidence import EvidenceRef
-from graph.commands.remember import RememberInput, remember
 from graph.domain.actor import Actor
 from graph.domain.errors import Forgotten, LegalHold, NotFound
-from graph.domain.model import ClaimStatus
-from graph.erasure.forget import ForgetInput, forget
-from graph.erasure.holds import HoldInput, release_legal_hold, set_legal_hold
-from graph.erasure.selectors import Selector, SelectorKind
-from graph.reads.resources import claim_history, claims_by_key, get_entity
-from graph.reads.search import search
-from graph.reads.traverse import explain_relation, related
+from graph.domain.model import ClaimStatus, SelectorKind
+from graph.memory import (
+    ArtifactInput,
+    EvidenceRef,
+    ForgetInput,
+    HoldInput,
+    Memory,
+    RememberInput,
+    Selector,
+)
 from graph.runtime import Embedder, Graph
 from tests.people_story import People, on, people_story
 from tests.story import Story, day, new_story
@@ -27,13 +27,17 @@ from tests.text_search_everywhere import mentions_anywhere
 async def forget_it(
     story: Story, kind: SelectorKind, blob_root: Path | None = None, **selector: object
 ) -> object:
-    return await forget(
-        story.graph,
+    memory = story.memory if blob_root is None else with_blobs_in(story, blob_root)
+    return await memory.forgetting.forget(
+        Actor.operator("test"),
         story.space,
         ForgetInput(selector=Selector(kind=kind, **selector), reason="the user asked"),
-        actor=Actor.operator("test"),
-        blob_root=blob_root or Path("/nonexistent-blob-root"),
     )
+
+
+def with_blobs_in(story: Story, blob_root: Path) -> Memory:
+    """The story's memory, keeping its blob files under `blob_root`."""
+    return Memory(story.graph, story.memory.settings.model_copy(update={"blob_root": blob_root}))
 
 
 @pytest.fixture
@@ -45,18 +49,18 @@ async def test_forgetting_a_claim_erases_every_revision_from_every_view(people: 
     story, key = people.story, "fact:person/alice:WORKS_AT:org/acme"
     early = await story.view(as_of=on(2021, 1))
     past = await story.view(as_of=on(2021, 1), known_at=people.before_correction)
-    assert len(await claims_by_key(story.graph, past, key)) == 1
+    assert len(await story.memory.reads.claims_by_key(past, key)) == 1
     receipt = await forget_it(story, SelectorKind.CLAIM, id=people.claims["alice-acme"].id)
     assert receipt.erased["claims"] == 2  # type: ignore[attr-defined]
     for view in (await story.view(as_of=on(2021, 1)), early, past):
         refreshed = await story.view(as_of=view.as_of, known_at=view.known_at)
-        assert await claims_by_key(story.graph, refreshed, key) == []
+        assert await story.memory.reads.claims_by_key(refreshed, key) == []
     with pytest.raises(NotFound):
-        await claim_history(story.graph, await story.view(), key)
+        await story.memory.reads.claim_history(await story.view(), key)
     view = await story.view(as_of=on(2021, 6))
-    near = await related(story.graph, view, people.ids["alice"], hops=1)
+    near = await story.memory.reads.related(view, people.ids["alice"], hops=1)
     assert people.ids["acme"] not in near.distances
-    why = await explain_relation(story.graph, view, people.ids["alice"], people.ids["acme"])
+    why = await story.memory.reads.explain_relation(view, people.ids["alice"], people.ids["acme"])
     assert why.paths == []
     assert await mentions_anywhere(story.graph, "WORKS_AT:org/acme\u0000") == []
     alice_relations = await story.graph.read(
@@ -68,6 +72,7 @@ async def test_forgetting_a_claim_erases_every_revision_from_every_view(people: 
 
 
 async def test_forgetting_an_observation_makes_claims_without_other_evidence_inactive(
+    memory: Memory,
     graph: Graph,
 ) -> None:
     story = await new_story(graph)
@@ -80,14 +85,14 @@ async def test_forgetting_an_observation_makes_claims_without_other_evidence_ina
     assert receipt.made_inactive == 1  # type: ignore[attr-defined]
     await forget_it(story, SelectorKind.OBSERVATION, id=shared)
     view = await story.view()
-    [profile] = await claims_by_key(graph, view, "profile:user")
+    [profile] = await memory.reads.claims_by_key(view, "profile:user")
     assert (profile.status, profile.reason, profile.evidence) == (
         ClaimStatus.RETRACTED,
         "its only evidence was forgotten",
         (),
     )
     assert profile.id != salary.id
-    [drink] = await claims_by_key(graph, view, "pref:other:drink")
+    [drink] = await memory.reads.claims_by_key(view, "pref:other:drink")
     assert (drink.id, drink.status) == (tea.id, ClaimStatus.ACTIVE), "it keeps other evidence"
     assert [link.observation_id for link in drink.evidence] == [again]
     assert await mentions_anywhere(graph, "my salary is 12345") == []
@@ -101,10 +106,10 @@ async def test_forgetting_an_entity_erases_its_names_and_every_claim_about_it(
     receipt = await forget_it(story, SelectorKind.ENTITY, id=people.ids["acme"])
     assert receipt.erased["entities"] == 1  # type: ignore[attr-defined]
     with pytest.raises(NotFound):
-        await get_entity(story.graph, await story.view(), key="entity:org:acme")
+        await story.memory.reads.entity(await story.view(), key="entity:org:acme")
     for text in ("Acme Global", "Acme Corp", "org/acme", "entity:org:acme"):
         assert await mentions_anywhere(story.graph, text) == [], text
-    near = await related(story.graph, await story.view(as_of=on(2022, 6)), people.ids["bob"])
+    near = await story.memory.reads.related(await story.view(as_of=on(2022, 6)), people.ids["bob"])
     assert list(near.distances) == [people.ids["bob"]]
 
 
@@ -117,7 +122,7 @@ async def test_forgetting_a_subject_and_predicate_spares_other_predicates(people
         predicate="WORKS_AT",
     )
     view = await story.view(as_of=on(2024, 6))
-    near = await related(story.graph, view, people.ids["alice"])
+    near = await story.memory.reads.related(view, people.ids["alice"])
     assert sorted(near.distances) == sorted([people.ids["alice"], people.ids["engram"]])
     assert await mentions_anywhere(story.graph, "person/alice:WORKS_AT") == []
 
@@ -130,26 +135,24 @@ async def test_forgetting_an_episode_erases_all_it_observed(
     assert receipt.erased["observations"] == 17  # type: ignore[attr-defined]
     assert await mentions_anywhere(story.graph, "alice left Acme") == []
     assert await mentions_anywhere(story.graph, "a chat") == []
-    hits = await search(story.graph, await story.view(), "acme", embedder)
+    hits = await story.memory.reads.search(await story.view(), "acme")
     assert all(h.claim.status is not ClaimStatus.ACTIVE for h in hits) and hits == []
 
 
-async def test_forgetting_a_blob_artifact_deletes_the_file(graph: Graph, tmp_path: Path) -> None:
+async def test_forgetting_a_blob_artifact_deletes_the_file(
+    memory: Memory, graph: Graph, tmp_path: Path
+) -> None:
     story = await new_story(graph)
     (tmp_path / "scan.txt").write_text("passport number X123")
-    artifact = await add_artifact(
-        graph,
-        story.space,
-        ArtifactInput(path="scan.txt"),
-        blob_root=tmp_path,
-        actor=Actor.operator("t"),
+    artifact = await with_blobs_in(story, tmp_path).writes.add_artifact(
+        Actor.operator("t"), story.space, ArtifactInput(path="scan.txt")
     )
     await forget_it(story, SelectorKind.ARTIFACT, blob_root=tmp_path, id=artifact.id)
     assert not (tmp_path / "scan.txt").exists()
     assert await mentions_anywhere(graph, "scan.txt") == []
     with pytest.raises(Forgotten):
-        await remember(
-            graph,
+        await memory.writes.remember(
+            Actor.operator("t"),
             story.space,
             [
                 RememberInput(
@@ -158,11 +161,10 @@ async def test_forgetting_a_blob_artifact_deletes_the_file(graph: Graph, tmp_pat
                     evidence=[EvidenceRef(artifact_id=artifact.id)],
                 )
             ],
-            actor=Actor.operator("t"),
         )
 
 
-async def test_forgetting_a_space_touches_no_other_space(graph: Graph) -> None:
+async def test_forgetting_a_space_touches_no_other_space(memory: Memory, graph: Graph) -> None:
     alice = await new_story(graph, "alice")
     bob = await new_story(graph, "bob")
     for story in (alice, bob):
@@ -172,7 +174,7 @@ async def test_forgetting_a_space_touches_no_other_space(graph: Graph) -> None:
     assert receipt.whole_space is True  # type: ignore[attr-defined]
     with pytest.raises(NotFound):
         await alice.view()
-    [bobs] = await claims_by_key(graph, await bob.view(), "pref:other:music")
+    [bobs] = await memory.reads.claims_by_key(await bob.view(), "pref:other:music")
     assert bobs.value == {"value": "jazz"}
     assert await mentions_anywhere(graph, "alice likes jazz") == []
     assert [r for r in await mentions_anywhere(graph, "bob likes jazz")] != []
@@ -185,19 +187,16 @@ async def test_a_legal_hold_blocks_forget_until_released(people: People) -> None
         subject={"key": "entity:person:alice"},
         predicate="WORKS_AT",
     )
-    hold = await set_legal_hold(
-        story.graph,
-        story.space,
-        HoldInput(selector=selector, reason="case 7"),
-        actor=Actor.operator("counsel"),
+    hold = await story.memory.forgetting.set_legal_hold(
+        Actor.operator("counsel"), story.space, HoldInput(selector=selector, reason="case 7")
     )
     with pytest.raises(LegalHold, match="case 7"):
         await forget_it(story, SelectorKind.CLAIM, id=people.claims["alice-globex"].id)
     with pytest.raises(LegalHold):
         await forget_it(story, SelectorKind.SPACE)
     await forget_it(story, SelectorKind.CLAIM, id=people.claims["bob-acme"].id)
-    assert await release_legal_hold(
-        story.graph, story.space, hold, reason="closed", actor=Actor.operator("counsel")
+    assert await story.memory.forgetting.release_legal_hold(
+        Actor.operator("counsel"), story.space, hold, "closed"
     )
     await forget_it(story, SelectorKind.CLAIM, id=people.claims["alice-globex"].id)
 
@@ -229,26 +228,23 @@ async def test_forgetting_twice_says_forgotten_and_a_replay_returns_the_receipt(
         reason="asked",
         idempotency_key="forget-1",
     )
-    first = await forget(
-        story.graph, story.space, request, actor=Actor.operator("t"), blob_root=Path("/x")
-    )
-    replay = await forget(
-        story.graph, story.space, request, actor=Actor.operator("t"), blob_root=Path("/x")
-    )
+    first = await story.memory.forgetting.forget(Actor.operator("t"), story.space, request)
+    replay = await story.memory.forgetting.forget(Actor.operator("t"), story.space, request)
     assert (replay.tombstone_id, replay.replayed) == (first.tombstone_id, True)
     with pytest.raises(Forgotten, match="already forgotten"):
         await forget_it(story, SelectorKind.CLAIM, id=people.claims["bob-acme"].id)
 
 
-async def test_a_legal_hold_keeps_evidence_of_a_forgotten_claim(graph: Graph) -> None:
+async def test_a_legal_hold_keeps_evidence_of_a_forgotten_claim(
+    memory: Memory, graph: Graph
+) -> None:
     story = await new_story(graph)
     said = await story.say("exhibit A: the signed contract")
     claim = await story.remember(said, key="case:legal:contract", value={"signed": True})
-    await set_legal_hold(
-        graph,
+    await memory.forgetting.set_legal_hold(
+        Actor.operator("counsel"),
         story.space,
         HoldInput(selector=Selector(kind=SelectorKind.OBSERVATION, id=said), reason="case 9"),
-        actor=Actor.operator("counsel"),
     )
     await forget_it(story, SelectorKind.CLAIM, id=claim.id)
     assert await mentions_anywhere(graph, "case:legal:contract") == []
@@ -262,12 +258,8 @@ async def test_a_legal_hold_keeps_evidence_of_a_forgotten_claim(graph: Graph) ->
 async def test_forgetting_a_space_deletes_its_blob_files(graph: Graph, tmp_path: Path) -> None:
     story = await new_story(graph)
     (tmp_path / "id.png").write_bytes(b"\x89PNG passport")
-    await add_artifact(
-        graph,
-        story.space,
-        ArtifactInput(path="id.png"),
-        blob_root=tmp_path,
-        actor=Actor.operator("t"),
+    await with_blobs_in(story, tmp_path).writes.add_artifact(
+        Actor.operator("t"), story.space, ArtifactInput(path="id.png")
     )
     await forget_it(story, SelectorKind.SPACE, blob_root=tmp_path)
     assert not (tmp_path / "id.png").exists()

@@ -13,7 +13,6 @@ import itertools
 import json
 from collections.abc import Awaitable, Callable, Iterator
 from datetime import timedelta
-from pathlib import Path
 from typing import Any, LiteralString, TypeVar
 
 import pytest
@@ -21,13 +20,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from graph.domain.actor import Actor
-from graph.domain.model import ClaimStatus, MemoryType
+from graph.domain.model import ClaimStatus, MemoryType, SelectorKind
 from graph.domain.timeutil import utc_now
-from graph.erasure.forget import ForgetInput, forget
-from graph.erasure.holds import HoldInput, set_legal_hold
-from graph.erasure.selectors import Selector, SelectorKind
 from graph.jobs.retention import Policy, run_retention
-from graph.reads.resources import claims_by_key
+from graph.memory import ForgetInput, HoldInput, Selector
 from graph.runtime import Graph, Neo4jTarget, connect
 from tests.story import Story, new_story
 from tests.support import NEO4J_EXAMPLES, delete_all_data
@@ -80,16 +76,14 @@ def test_a_claim_stays_active_exactly_while_some_of_its_evidence_is_unforgotten(
             )
         for i in sorted(forgotten):
             # Forgetting an observation erases only it; its claims keep their other evidence.
-            await forget(
-                graph,
+            await story.memory.forgetting.forget(
+                Actor.operator("t"),
                 story.space,
                 forget_request(SelectorKind.OBSERVATION, id=said[i]),
-                actor=Actor.operator("t"),
-                blob_root=Path("/x"),
             )
         view = await story.view()
         for index, cited in enumerate(citations):
-            [claim] = await claims_by_key(graph, view, f"pref:other:c{index}")
+            [claim] = await story.memory.reads.claims_by_key(view, f"pref:other:c{index}")
             left = cited - forgotten
             expected = ClaimStatus.ACTIVE if left else ClaimStatus.RETRACTED
             assert claim.status is expected, (index, cited, forgotten)
@@ -139,13 +133,12 @@ def test_retention_purges_exactly_what_is_due_unprotected_and_unheld(
                 value["commitment"] = True
             claim = await story.remember(said, key=key, value=value, pinned=spec["pinned"])
             if spec["held"]:
-                await set_legal_hold(
-                    graph,
+                await story.memory.forgetting.set_legal_hold(
+                    Actor.operator("t"),
                     story.space,
                     HoldInput(
                         selector=Selector(kind=SelectorKind.CLAIM, id=claim.id), reason="hold"
                     ),
-                    actor=Actor.operator("t"),
                 )
             protected = (
                 spec["pinned"]
@@ -157,11 +150,10 @@ def test_retention_purges_exactly_what_is_due_unprotected_and_unheld(
             if not protected:
                 expected_purge.append(key)
         if space_hold:
-            await set_legal_hold(
-                graph,
+            await story.memory.forgetting.set_legal_hold(
+                Actor.operator("t"),
                 story.space,
                 HoldInput(selector=Selector(kind=SelectorKind.SPACE), reason="all"),
-                actor=Actor.operator("t"),
             )
         policies = {
             MemoryType.EVENT: Policy(purge_after_days=10),
@@ -234,7 +226,7 @@ def other_space(
     async def build(graph: Graph) -> tuple[Story, str, str]:
         other = await new_story(graph, "scope-other")
         await populate(other)
-        [drink] = await claims_by_key(graph, await other.view(), "pref:other:drink")
+        [drink] = await other.memory.reads.claims_by_key(await other.view(), "pref:other:drink")
         return other, await snapshot(graph, other), drink.id
 
     built: tuple[Story, str, str] = run_async(build)
@@ -270,23 +262,17 @@ def test_a_forget_in_one_space_leaves_every_other_space_untouched(
             kind_used, target = SelectorKind.CLAIM, {"id": ids["claim"]}
         else:
             kind_used = kind
-        await forget(
-            graph,
-            one.space,
-            forget_request(kind_used, **target),
-            actor=Actor.operator("t"),
-            blob_root=Path("/x"),
+        await one.memory.forgetting.forget(
+            Actor.operator("t"), one.space, forget_request(kind_used, **target)
         )
         assert await snapshot(graph, other) == before
         # And an id from the other space cannot be selected from this one.
         if kind_used is not SelectorKind.SPACE:
             with pytest.raises(Exception) as refused:
-                await forget(
-                    graph,
+                await one.memory.forgetting.forget(
+                    Actor.operator("t"),
                     one.space,
                     forget_request(SelectorKind.CLAIM, id=other_claim_id),
-                    actor=Actor.operator("t"),
-                    blob_root=Path("/x"),
                 )
             assert getattr(refused.value, "code", None) == "NOT_FOUND"
         assert await snapshot(graph, other) == before

@@ -5,17 +5,13 @@ from __future__ import annotations
 
 import asyncio
 import time
-from pathlib import Path
 
 import pytest
 
 from graph.domain.actor import Actor
 from graph.domain.errors import EngramError
-from graph.erasure.forget import ForgetInput, forget
-from graph.erasure.selectors import Selector, SelectorKind
-from graph.reads.listing import ClaimFilter, list_claims
-from graph.reads.resources import claims_by_key
-from graph.reads.search import search
+from graph.domain.model import SelectorKind
+from graph.memory import ClaimFilter, ForgetInput, Memory, Selector
 from graph.runtime import Embedder, Graph
 from tests.story import new_story
 from tests.text_search_everywhere import mentions_anywhere
@@ -23,7 +19,7 @@ from tests.text_search_everywhere import mentions_anywhere
 
 @pytest.mark.parametrize("repetition", range(50))
 async def test_after_forget_commits_current_reads_return_nothing(
-    graph: Graph, embedder: Embedder, repetition: int
+    memory: Memory, graph: Graph, embedder: Embedder, repetition: int
 ) -> None:
     story = await new_story(graph)
     secret = f"race{repetition}secret"
@@ -38,9 +34,9 @@ async def test_after_forget_commits_current_reads_return_nothing(
         while not stop.is_set():
             started = time.monotonic()
             view = await story.view()
-            texts = [c.text for c in await claims_by_key(graph, view, "pref:other:vault")]
-            texts += [h.claim.text for h in await search(graph, view, secret, embedder)]
-            page = await list_claims(graph, view, ClaimFilter(), first=100)
+            texts = [c.text for c in await memory.reads.claims_by_key(view, "pref:other:vault")]
+            texts += [h.claim.text for h in await memory.reads.search(view, secret)]
+            page = await memory.reads.claims(view, ClaimFilter(), first=100)
             texts += [c.text for c in page.claims]
             sightings.append((started, any(secret in t for t in texts)))
 
@@ -59,18 +55,16 @@ async def test_after_forget_commits_current_reads_return_nothing(
 
     async def forget_it() -> None:
         await asyncio.sleep(0.001 * (repetition % 3))
-        await forget(
-            graph,
+        await memory.forgetting.forget(
+            Actor.operator("t"),
             story.space,
             ForgetInput(selector=Selector(kind=SelectorKind.CLAIM, id=claim.id), reason="asked"),
-            actor=Actor.operator("t"),
-            blob_root=Path("/x"),
         )
         forgotten_at.append(time.monotonic())
 
     reader = asyncio.create_task(recall())
     await asyncio.gather(correct(), forget_it())
-    if await claims_by_key(graph, await story.view(), "pref:other:vault"):
+    if await memory.reads.claims_by_key(await story.view(), "pref:other:vault"):
         # The correct landed after the forget on a fresh key? It cannot: it cites the claim.
         pytest.fail("a claim survived its forget")
     deadline = time.monotonic() + 10
@@ -88,7 +82,7 @@ async def test_after_forget_commits_current_reads_return_nothing(
 
 @pytest.mark.parametrize("repetition", range(50))
 async def test_a_claim_racing_the_forget_of_its_only_evidence_is_never_active_without_it(
-    graph: Graph, repetition: int
+    memory: Memory, graph: Graph, repetition: int
 ) -> None:
     story = await new_story(graph)
     said = await story.say(f"I like opera {repetition}")
@@ -103,16 +97,14 @@ async def test_a_claim_racing_the_forget_of_its_only_evidence_is_never_active_wi
 
     async def forget_evidence() -> None:
         await asyncio.sleep(0.0005 * (repetition % 4))
-        await forget(
-            graph,
+        await memory.forgetting.forget(
+            Actor.operator("t"),
             story.space,
             ForgetInput(selector=Selector(kind=SelectorKind.OBSERVATION, id=said), reason="x"),
-            actor=Actor.operator("t"),
-            blob_root=Path("/x"),
         )
 
     outcome, _ = await asyncio.gather(claim_it(), forget_evidence())
-    current = await claims_by_key(graph, await story.view(), "pref:other:music")
+    current = await memory.reads.claims_by_key(await story.view(), "pref:other:music")
     if outcome == "refused":
         assert current == []
     else:

@@ -14,8 +14,9 @@ from api.app import create_app
 from api.cli.main import _graphiql
 from api.graphiql_assets import GraphiQLAssets, graphiql_assets
 from api.graphiql_page import EXAMPLE_QUERY
-from graph.commands.apikeys import Grant, create_key
+from graph.domain.actor import Grant
 from graph.domain.model import Privacy
+from graph.memory import Memory
 from graph.runtime import Graph, Neo4jTarget, Settings
 from tests.http import gql, running
 from tests.people_story import people_story
@@ -110,12 +111,12 @@ async def test_the_example_query_answers_on_the_people_story(
 
 
 async def test_graphiql_is_off_in_production_and_its_assets_are_not_served(
-    test_settings: Settings, neo4j_target: Neo4jTarget, assets: GraphiQLAssets
+    memory: Memory, test_settings: Settings, neo4j_target: Neo4jTarget, assets: GraphiQLAssets
 ) -> None:
     production = test_settings.model_copy(update={"dev": False})
     async with running(create_app(production, neo4j_target, graphiql=assets)) as client:
         assert (await client.get("/graphql", headers=HTML)).status_code == 401
-        issued = await create_key("reader", [Grant("alice", Privacy.NORMAL)])
+        issued = await memory.admin.create_key("reader", [Grant("alice", Privacy.NORMAL)])
         with_key = {**HTML, "authorization": f"Bearer {issued.secret}"}
         assert (await client.get("/graphql", headers=with_key)).status_code == 404
         assert (await client.get(ASSETS[3])).status_code == 404

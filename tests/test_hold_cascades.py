@@ -8,15 +8,11 @@ from typing import Any
 
 import pytest
 
-from graph.commands.artifacts import ArtifactInput, add_artifact
-from graph.commands.remember import RememberInput, remember
 from graph.domain.actor import Actor, Grant
 from graph.domain.errors import LegalHold
 from graph.domain.inputs import parse
-from graph.domain.model import Privacy
-from graph.erasure.forget import ForgetInput, forget
-from graph.erasure.holds import HoldInput, set_legal_hold
-from graph.erasure.selectors import Selector, SelectorKind
+from graph.domain.model import Privacy, SelectorKind
+from graph.memory import ArtifactInput, ForgetInput, HoldInput, Memory, RememberInput, Selector
 from graph.runtime import Graph, Settings
 from tests.story import new_story
 
@@ -41,18 +37,15 @@ class Held:
 
 
 async def _world(graph: Graph, settings: Settings) -> Held:
+    memory = Memory(graph, settings)
     story = await new_story(graph)
     ids = {"chat": story.episode_id}
     ids["named"] = await story.say("Alice and Acme exist")
     for key, name in [("entity:person:alice", "Alice"), ("entity:org:acme", "Acme")]:
         ids[key] = (await story.remember(ids["named"], key=key, value={"name": name})).subject_id
     ids["said"] = await story.say("Alice works at Acme")
-    doc = await add_artifact(
-        graph,
-        "alice",
-        ArtifactInput(content="the employment contract"),
-        blob_root=settings.blobs,
-        actor=OPERATOR,
+    doc = await memory.writes.add_artifact(
+        OPERATOR, "alice", ArtifactInput(content="the employment contract")
     )
     ids["doc"] = doc.id
     item = parse(
@@ -65,13 +58,12 @@ async def _world(graph: Graph, settings: Settings) -> Held:
             "evidence": [{"observation_id": ids["said"]}, {"artifact_id": doc.id}],
         },
     )
-    [works] = await remember(graph, "alice", [item], actor=OPERATOR)
+    [works] = await memory.writes.remember(OPERATOR, "alice", [item])
     ids["works"] = works.id
-    await set_legal_hold(
-        graph,
+    await memory.forgetting.set_legal_hold(
+        OPERATOR,
         "alice",
         HoldInput(selector=Selector(kind=SelectorKind.CLAIM, id=works.id), reason="case 7"),
-        actor=OPERATOR,
     )
     return Held(ids)
 
@@ -93,7 +85,7 @@ SELECTORS: dict[str, Any] = {
 
 @pytest.mark.parametrize("name", list(SELECTORS))
 async def test_a_forget_reaching_held_data_is_refused_and_changes_nothing(
-    graph: Graph, test_settings: Settings, name: str
+    memory: Memory, graph: Graph, test_settings: Settings, name: str
 ) -> None:
     held = await _world(graph, test_settings)
     before = await graph.read(HELD_STATE)
@@ -101,26 +93,26 @@ async def test_a_forget_reaching_held_data_is_refused_and_changes_nothing(
         selector=Selector.model_validate(SELECTORS[name](held.ids)), reason="please"
     )
     with pytest.raises(LegalHold) as refused:
-        await forget(graph, "alice", request, actor=WRITER, blob_root=test_settings.blobs)
+        await memory.forgetting.forget(WRITER, "alice", request)
     assert refused.value.message == "a legal hold covers this data"
     assert await graph.read(HELD_STATE) == before
 
     with pytest.raises(LegalHold, match=r"legal hold .* \(case 7\) covers this data"):
-        await forget(graph, "alice", request, actor=LEGAL_WRITER, blob_root=test_settings.blobs)
+        await memory.forgetting.forget(LEGAL_WRITER, "alice", request)
     assert await graph.read(HELD_STATE) == before
 
 
-async def test_a_forget_beside_held_data_goes_ahead(graph: Graph, test_settings: Settings) -> None:
+async def test_a_forget_beside_held_data_goes_ahead(
+    memory: Memory, graph: Graph, test_settings: Settings
+) -> None:
     held = await _world(graph, test_settings)
     before = await graph.read(HELD_STATE)
-    receipt = await forget(
-        graph,
+    receipt = await memory.forgetting.forget(
+        WRITER,
         "alice",
         ForgetInput(
             selector=Selector(kind=SelectorKind.OBSERVATION, id=held.ids["named"]), reason="x"
         ),
-        actor=WRITER,
-        blob_root=test_settings.blobs,
     )
     assert (receipt.erased["observations"], receipt.made_inactive) == (1, 2)
     assert await graph.read(HELD_STATE) == before

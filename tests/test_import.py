@@ -5,12 +5,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from graph.commands.spaces import create_space
 from graph.domain.actor import Actor
 from graph.domain.model import ClaimStatus, EpisodeKind, EpisodeStatus
-from graph.jobs.importer import Refusal, import_items
-from graph.reads.resources import claim_history, claims_by_key, get_episode
-from graph.reads.visibility import View
+from graph.memory import Memory, View
 from graph.runtime import Graph, Neo4jTarget, Settings
 from tests.story import count
 from tests.test_cli import engram_env, run_engram
@@ -48,10 +45,12 @@ def jsonl(lines: list[object]) -> list[str]:
     return [json.dumps(line) for line in lines] + ["", "not json"]
 
 
-async def test_import_remembers_valid_lines_and_reports_the_rest(graph: Graph) -> None:
-    await create_space(graph, "alice", "", actor=Actor.operator("test"))
-    report = await import_items(
-        graph, "alice", jsonl(LINES), source="items.jsonl", actor=Actor.operator("t")
+async def test_import_remembers_valid_lines_and_reports_the_rest(
+    memory: Memory, graph: Graph
+) -> None:
+    await memory.writes.create_space(Actor.operator("test"), "alice", "")
+    report = await memory.admin.import_items(
+        Actor.operator("t"), "alice", jsonl(LINES), source="items.jsonl"
     )
     assert (report.lines, report.remembered, report.retracted, report.already_known) == (
         8,
@@ -59,8 +58,8 @@ async def test_import_remembers_valid_lines_and_reports_the_rest(graph: Graph) -
         1,
         0,
     )
-    assert report.skipped == [
-        Refusal(4, "SKIPPED", "superseded history is not imported (no recorded time)")
+    assert [(r.line, r.code, r.message) for r in report.skipped] == [
+        (4, "SKIPPED", "superseded history is not imported (no recorded time)")
     ]
     assert [(r.line, r.code) for r in report.refused] == [
         (5, "GATE_REFUSED"),
@@ -68,14 +67,14 @@ async def test_import_remembers_valid_lines_and_reports_the_rest(graph: Graph) -
         (8, "VALIDATION"),
     ]
     view = await View.open(graph, "alice")
-    [tone] = await claims_by_key(graph, view, "pref:writing:tone")
+    [tone] = await memory.reads.claims_by_key(view, "pref:writing:tone")
     assert tone.value == {"scope": "writing", "name": "tone", "value": "exacting"}
     assert tone.evidence[0].authority.value == "user_stated"
     assert json.loads(tone.evidence[0].text or "")["source_message_id"] == "m-17"
-    history = await claim_history(graph, view, "decision:smartrag:retrieve_api_contract")
+    history = await memory.reads.claim_history(view, "decision:smartrag:retrieve_api_contract")
     assert [h.status for h in history] == [ClaimStatus.SUPERSEDED, ClaimStatus.RETRACTED]
     assert report.episode_id is not None
-    episode = await get_episode(graph, view, report.episode_id)
+    episode = await memory.reads.episode(view, report.episode_id)
     assert (episode.kind, episode.status, len(episode.observations)) == (
         EpisodeKind.IMPORT,
         EpisodeStatus.SEALED,
@@ -83,20 +82,20 @@ async def test_import_remembers_valid_lines_and_reports_the_rest(graph: Graph) -
     ), "refused lines leave no observation behind"
 
 
-async def test_reimporting_the_same_file_writes_nothing(graph: Graph) -> None:
-    await create_space(graph, "alice", "", actor=Actor.operator("test"))
+async def test_reimporting_the_same_file_writes_nothing(memory: Memory, graph: Graph) -> None:
+    await memory.writes.create_space(Actor.operator("test"), "alice", "")
     lines = jsonl(LINES)
-    await import_items(graph, "alice", lines, source="items.jsonl", actor=Actor.operator("t"))
+    await memory.admin.import_items(Actor.operator("t"), "alice", lines, source="items.jsonl")
     before = await graph.read("MATCH (n) RETURN count(n) AS nodes")
-    again = await import_items(
-        graph, "alice", lines, source="items.jsonl", actor=Actor.operator("t")
+    again = await memory.admin.import_items(
+        Actor.operator("t"), "alice", lines, source="items.jsonl"
     )
     assert (again.remembered, again.already_known, again.episode_id) == (0, 3, None)
     assert await graph.read("MATCH (n) RETURN count(n) AS nodes") == before
 
 
-async def test_a_batch_with_one_bad_line_keeps_the_good_ones(graph: Graph) -> None:
-    await create_space(graph, "alice", "", actor=Actor.operator("test"))
+async def test_a_batch_with_one_bad_line_keeps_the_good_ones(memory: Memory, graph: Graph) -> None:
+    await memory.writes.create_space(Actor.operator("test"), "alice", "")
     lines = [
         json.dumps({"type": "tasks", "key": f"task:engram:t{i}", "value_json": {"status": "todo"}})
         for i in range(5)
@@ -104,8 +103,8 @@ async def test_a_batch_with_one_bad_line_keeps_the_good_ones(graph: Graph) -> No
     lines[2] = json.dumps(
         {"type": "fact", "subject": "entity:person:nobody", "predicate": "AGE", "value": 3}
     )
-    report = await import_items(
-        graph, "alice", lines, source="x", actor=Actor.operator("t"), batch_size=10
+    report = await memory.admin.import_items(
+        Actor.operator("t"), "alice", lines, source="x", batch_size=10
     )
     assert report.remembered == 4
     assert [(r.line, r.code) for r in report.refused] == [(3, "NOT_FOUND")]
@@ -114,9 +113,9 @@ async def test_a_batch_with_one_bad_line_keeps_the_good_ones(graph: Graph) -> No
 
 
 async def test_engram_import_shows_progress_and_writes_a_report(
-    graph: Graph, test_settings: Settings, neo4j_target: Neo4jTarget, tmp_path: Path
+    memory: Memory, graph: Graph, test_settings: Settings, neo4j_target: Neo4jTarget, tmp_path: Path
 ) -> None:
-    await create_space(graph, "alice", "", actor=Actor.operator("test"))
+    await memory.writes.create_space(Actor.operator("test"), "alice", "")
     source = tmp_path / "items.jsonl"
     source.write_text("\n".join(jsonl(LINES)) + "\n")
     env = engram_env(test_settings, neo4j_target)
@@ -144,9 +143,9 @@ async def test_engram_import_shows_progress_and_writes_a_report(
 
 
 async def test_engram_import_refuses_lines_that_are_not_unicode_by_their_numbers(
-    graph: Graph, test_settings: Settings, neo4j_target: Neo4jTarget, tmp_path: Path
+    memory: Memory, graph: Graph, test_settings: Settings, neo4j_target: Neo4jTarget, tmp_path: Path
 ) -> None:
-    await create_space(graph, "alice", "", actor=Actor.operator("test"))
+    await memory.writes.create_space(Actor.operator("test"), "alice", "")
     good = {
         "type": "preferences",
         "key": "pref:other:tea",

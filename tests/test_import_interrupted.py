@@ -11,9 +11,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from graph.commands.spaces import create_space
 from graph.domain.actor import Actor
-from graph.jobs.importer import import_items
+from graph.memory import Memory
 from graph.runtime import Graph, Neo4jTarget, Settings
 from tests.test_cli import ENGRAM, engram_env, run_engram
 
@@ -71,19 +70,14 @@ async def state(graph: Graph, space: str) -> dict[str, Any]:
 
 
 async def test_an_import_killed_midway_is_finished_by_running_it_again(
-    graph: Graph, test_settings: Settings, neo4j_target: Neo4jTarget, tmp_path: Path
+    memory: Memory, graph: Graph, test_settings: Settings, neo4j_target: Neo4jTarget, tmp_path: Path
 ) -> None:
     source = items_file(tmp_path)
-    await create_space(graph, "whole", "", actor=Actor.operator("test"))
-    await create_space(graph, "resumed", "", actor=Actor.operator("test"))
+    await memory.writes.create_space(Actor.operator("test"), "whole", "")
+    await memory.writes.create_space(Actor.operator("test"), "resumed", "")
     lines = source.read_text().splitlines()
-    await import_items(
-        graph,
-        "whole",
-        lines,
-        source=source.name,
-        actor=Actor.operator("cli:import"),
-        batch_size=BATCH,
+    await memory.admin.import_items(
+        Actor.operator("cli:import"), "whole", lines, source=source.name, batch_size=BATCH
     )
 
     env = engram_env(test_settings, neo4j_target)

@@ -14,9 +14,7 @@ from api.client.request_inputs import EntityRef as ClientEntityRef
 from api.client.request_inputs import EvidenceRef as ClientEvidenceRef
 from api.client.request_inputs import MemoryItem
 from api.graphql import input_types as gql
-from graph.commands.correct import CorrectInput
-from graph.commands.references import EntityRef, EvidenceRef
-from graph.commands.remember import RememberInput
+from graph.memory import CorrectInput, EntityRef, EvidenceRef, RememberInput
 
 pytestmark = pytest.mark.fast
 

@@ -32,6 +32,7 @@ async def test_a_cypher_instant_string_parses_to_the_same_utc_instant(
     assert (parsed, parsed.tzinfo) == (expected, UTC)
 
 
+@pytest.mark.fast
 def test_an_offset_is_kept_as_the_same_instant_in_utc() -> None:
     assert to_native("2024-03-05T08:07:08.123456+02:00") == STORED
     assert to_native(

@@ -102,6 +102,42 @@ def test_the_benches_enter_graph_only_through_the_memory_door_and_the_domain_rec
     assert offending == []
 
 
+BELOW_THE_DOOR_ON_PURPOSE = {
+    "tests.test_api_abuse": "a resolver's read made to fail unexpectedly (graph.reads.listing)",
+    "tests.test_api_limits": "a resolver's read made to fail unexpectedly (graph.reads.listing)",
+    "tests.test_artifacts": "the blob store's own rules: URL normalising, reading a blob back",
+    "tests.test_backup": "backups at a watermark and from a second Neo4j, beyond Admin.backup",
+    "tests.test_backup_watermark": "a backup's watermark against the space clocks' barrier",
+    "tests.test_entity_names": "a data migration and the name lookup it builds, step by step",
+    "tests.test_forget_properties": "retention at a chosen `now`, which the door does not take",
+    "tests.test_local_neo4j": "how the local Neo4j is launched (its command line)",
+    "tests.test_meaning": "the embedding outbox and a backup of vectors, beyond the door",
+    "tests.test_meaning_spaces": "each space's own vector index and the purge that drops it",
+    "tests.test_migrations": "the migration runner itself",
+    "tests.test_neomodel_owned": "what neomodel owns and how the driver is shared with it",
+    "tests.test_resurrection": "a forget inside another command's transaction; restores",
+    "tests.test_retention": "retention at a chosen `now`, which the door does not take",
+    "tests.test_scale_runner": "the bench's floor says the same as the visibility predicate",
+    "tests.test_search_words": "pure: the words of a query and their full-text form",
+    "tests.test_space_clocks": "a space's clock held by a transaction of the test's own",
+    "tests.test_told_fact_rules": "pure: the rules of told facts (planning, folding, time cuts)",
+}
+"""The test modules that reach below the door, each for a reason the door cannot serve; every
+other test goes through `graph.memory`, `graph.runtime`, the domain, or a face in api/."""
+
+
+def test_tests_reach_graph_through_the_door_but_for_the_few_named_with_their_reasons() -> None:
+    graph_modules = _modules("graph")
+    below = {
+        module
+        for module, path in _modules("tests").items()
+        if path.name.startswith("test_")
+        for name in _imports(module, path, top_level_only=False)
+        if (target := _internal(name, graph_modules)) is not None and not _through_the_door(target)
+    }
+    assert below == set(BELOW_THE_DOOR_ON_PURPOSE)
+
+
 def test_the_memory_door_exports_the_domain_and_the_runtime_the_machinery_not_both() -> None:
     import graph.memory
     import graph.runtime

@@ -122,6 +122,7 @@ def test_an_unsupported_java_is_refused_before_anything_starts(
     assert not (settings.neo4j_home / "logs" / "launcher.log").exists()
 
 
+@pytest.mark.fast
 def test_extra_jvm_options_must_each_be_an_option(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ENGRAM_NEO4J_JVM_OPTIONS", "-XX:TieredStopAtLevel=1  -Xss2m")
     assert Settings().neo4j_jvm_options.split() == ["-XX:TieredStopAtLevel=1", "-Xss2m"]
@@ -131,6 +132,7 @@ def test_extra_jvm_options_must_each_be_an_option(monkeypatch: pytest.MonkeyPatc
         Settings()
 
 
+@pytest.mark.fast
 def test_relative_directories_are_read_from_where_the_command_runs(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:

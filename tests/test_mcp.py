@@ -27,12 +27,10 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 from mcp.types import TextContent
 
-from graph.commands.apikeys import create_key, revoke_key
-from graph.commands.spaces import create_space
 from graph.domain.actor import Actor, Grant
 from graph.domain.model import Privacy
-from graph.runtime import Graph, Neo4jTarget, Settings
-from graph.store.neomodel_bridge import share_driver
+from graph.memory import Memory
+from graph.runtime import Neo4jTarget, Settings
 from tests.test_cli import ENGRAM, engram_env
 from tests.test_client import server  # noqa: F401 - the `engram serve --no-dev` fixture
 
@@ -66,15 +64,16 @@ class Keys:
 
 
 @pytest.fixture
-async def keys(graph: Graph) -> Keys:
-    await share_driver(graph)
+async def keys(memory: Memory) -> Keys:
     for name in ("alice", "elsewhere"):
-        await create_space(graph, name, "", actor=Actor.operator("test"))
-    owner = await create_key("owner", [Grant("alice", Privacy.SECRET, write=True)])
-    agent = await create_key("agent", [Grant("alice", Privacy.NORMAL, write=True)])
-    outsider = await create_key("outsider", [Grant("elsewhere", Privacy.SECRET, write=True)])
-    revoked = await create_key("revoked", [Grant("alice", Privacy.SECRET, write=True)])
-    await revoke_key(revoked.key_id)
+        await memory.writes.create_space(Actor.operator("test"), name)
+    owner = await memory.admin.create_key("owner", [Grant("alice", Privacy.SECRET, write=True)])
+    agent = await memory.admin.create_key("agent", [Grant("alice", Privacy.NORMAL, write=True)])
+    outsider = await memory.admin.create_key(
+        "outsider", [Grant("elsewhere", Privacy.SECRET, write=True)]
+    )
+    revoked = await memory.admin.create_key("revoked", [Grant("alice", Privacy.SECRET, write=True)])
+    await memory.admin.revoke_key(revoked.key_id)
     return Keys(owner.secret, agent.secret, outsider.secret, revoked.secret)
 
 

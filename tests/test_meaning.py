@@ -13,9 +13,9 @@ from api.app import create_app
 from bench._support import SCAN_OPERATORS, query_plan
 from graph.domain.actor import Actor
 from graph.domain.errors import SetupError
-from graph.erasure.forget import ForgetInput, forget
+from graph.domain.model import SelectorKind
+from graph.erasure.forget import forget
 from graph.erasure.purge_outbox import purge_spaces
-from graph.erasure.selectors import Selector, SelectorKind
 from graph.jobs.backup import backup, restore
 from graph.meaning import embeddings
 from graph.meaning.embeddings import (
@@ -29,8 +29,8 @@ from graph.meaning.embeddings import (
     pending,
     store,
 )
+from graph.memory import ForgetInput, Memory, Selector, View
 from graph.reads.search import search
-from graph.reads.visibility import View
 from graph.runtime import Graph, Neo4jTarget, Settings
 from tests.http import gql, running
 from tests.story import Story, new_story
@@ -63,12 +63,10 @@ async def story(graph: Graph) -> Story:
 
 
 async def forget_claim(story: Story, claim_id: str) -> None:
-    await forget(
-        story.graph,
+    await story.memory.forgetting.forget(
+        Actor.operator("test"),
         story.space,
         ForgetInput(selector=Selector(kind=SelectorKind.CLAIM, id=claim_id), reason="asked"),
-        actor=Actor.operator("test"),
-        blob_root=NOWHERE,
     )
 
 
@@ -84,6 +82,7 @@ def test_the_model_gives_unit_vectors_that_rank_a_paraphrase_above_an_unrelated_
     assert embedder.embed([]) == []
 
 
+@pytest.mark.fast
 def test_a_model_file_with_other_bytes_is_refused(tmp_path: Path) -> None:
     tampered = tmp_path / "model.onnx"
     tampered.write_bytes(b"not the model")
@@ -120,11 +119,11 @@ async def test_a_claim_is_found_by_meaning_once_the_outbox_has_embedded_it(
     story: Story, embedder: Embedder
 ) -> None:
     view = await story.view()
-    assert await search(story.graph, view, "climbing peaks", embedder) == []
+    assert await story.memory.reads.search(view, "climbing peaks") == []
     assert await count_pending(story.graph) == 2
     assert await embed_pending(story.graph, embedder) == 2
     assert await count_pending(story.graph) == 0
-    hits = await search(story.graph, view, "climbing peaks", embedder)
+    hits = await story.memory.reads.search(view, "climbing peaks")
     assert [(h.claim.key, h.sources) for h in hits] == [("pref:other:hobby", ("meaning",))]
     assert await embed_pending(story.graph, embedder) == 0
 
@@ -133,7 +132,7 @@ async def test_a_new_revision_waits_for_its_own_vector_and_search_sees_only_the_
     story: Story, embedder: Embedder
 ) -> None:
     await embed_pending(story.graph, embedder)
-    [hobby] = [c for c in await search(story.graph, await story.view(), "alps", embedder)]
+    [hobby] = [c for c in await story.memory.reads.search(await story.view(), "alps")]
     said = await story.say("I gave up climbing; I sail now")
     await story.correct(
         claim_id=hobby.claim.id,
@@ -145,15 +144,15 @@ async def test_a_new_revision_waits_for_its_own_vector_and_search_sees_only_the_
     assert await count_pending(story.graph) == 1
     await embed_pending(story.graph, embedder)
     view = await story.view()
-    by_meaning = await search(story.graph, view, "boats on the sea", embedder)
+    by_meaning = await story.memory.reads.search(view, "boats on the sea")
     assert [(h.claim.value, h.sources) for h in by_meaning] == [
         ({"value": "sailing"}, ("meaning",))
     ]
     # The old revision keeps its vector for views of the past, and only those see it.
-    climbing = await search(story.graph, view, "climbing peaks", embedder)
+    climbing = await story.memory.reads.search(view, "climbing peaks")
     assert {"value": "mountaineering"} not in [h.claim.value for h in climbing]
     before = await story.view(known_at=hobby.claim.recorded_at)
-    climbing_then = await search(story.graph, before, "climbing peaks", embedder)
+    climbing_then = await story.memory.reads.search(before, "climbing peaks")
     assert [h.claim.value for h in climbing_then] == [{"value": "mountaineering"}]
 
 
@@ -161,15 +160,15 @@ async def test_forgetting_a_claim_deletes_its_vector_so_its_nearest_neighbour_qu
     story: Story, embedder: Embedder
 ) -> None:
     await embed_pending(story.graph, embedder)
-    [hit] = await search(story.graph, await story.view(), "climbing peaks", embedder)
+    [hit] = await story.memory.reads.search(await story.view(), "climbing peaks")
     [vector] = embedder.embed([hit.claim.text])
     await forget_claim(story, hit.claim.id)
     near = await story.graph.read(NEAREST, v=vector)
     assert hit.claim.id not in [row["id"] for row in near]
     assert [row["id"] for row in await story.graph.read(MEANINGS)] == [
-        (await search(story.graph, await story.view(), "oolong", embedder))[0].claim.id
+        (await story.memory.reads.search(await story.view(), "oolong"))[0].claim.id
     ]
-    assert await search(story.graph, await story.view(), "climbing peaks", embedder) == []
+    assert await story.memory.reads.search(await story.view(), "climbing peaks") == []
 
 
 async def test_a_vector_computed_before_a_forget_is_never_written_back(
@@ -186,11 +185,11 @@ async def test_a_vector_computed_before_a_forget_is_never_written_back(
     assert stored == 1
     assert hobby["id"] not in [row["id"] for row in await story.graph.read(MEANINGS)]
     assert await count_pending(story.graph) == 0
-    assert await search(story.graph, await story.view(), "climbing peaks", embedder) == []
+    assert await story.memory.reads.search(await story.view(), "climbing peaks") == []
 
 
 async def test_a_space_forget_purges_its_vectors_and_no_other_spaces(
-    story: Story, graph: Graph, embedder: Embedder
+    memory: Memory, story: Story, graph: Graph, embedder: Embedder
 ) -> None:
     other = await new_story(graph, "bob")
     said = await other.say("bob likes hiking")
@@ -206,7 +205,7 @@ async def test_a_space_forget_purges_its_vectors_and_no_other_spaces(
     await purge_spaces(graph)
     rows = await graph.read(MEANINGS)
     assert len(rows) == 1
-    hits = await search(graph, await other.view(), "walking in the hills", embedder)
+    hits = await memory.reads.search(await other.view(), "walking in the hills")
     assert [(h.claim.id, h.sources) for h in hits] == [(rows[0]["id"], ("meaning",))]
 
 

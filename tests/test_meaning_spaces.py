@@ -3,23 +3,18 @@ index, so no space's vectors crowd out another's meaning list."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-from graph.commands.remember import RememberInput, remember
 from graph.domain.actor import Actor
 from graph.domain.inputs import parse
-from graph.domain.model import MemoryType
-from graph.erasure.forget import ForgetInput, forget
+from graph.domain.model import MemoryType, SelectorKind
 from graph.erasure.purge_outbox import purge_spaces
-from graph.erasure.selectors import Selector, SelectorKind
 from graph.meaning.embeddings import Embedder, embed_pending
 from graph.meaning.space_indexes import names_for
-from graph.reads.search import BY_MEANING, MIN_SIMILARITY, search
-from graph.reads.visibility import View
+from graph.memory import ForgetInput, Memory, RememberInput, Selector, View
+from graph.reads.search import BY_MEANING, MIN_SIMILARITY
 from graph.runtime import Graph
-from tests.story import Story, new_story
+from tests.story import Story, new_story, story_settings
 
 INDEX_FROM = 40
 """The tests' promotion threshold (Engram's own is 1000), so a big space stays quick to write."""
@@ -68,7 +63,7 @@ async def remember_many(story: Story, texts: list[str], prefix: str) -> None:
         )
         for i, text in enumerate(texts)
     ]
-    await remember(story.graph, story.space, items, actor=story.actor)
+    await story.memory.writes.remember(story.actor, story.space, items)
 
 
 async def big_and_small(graph: Graph) -> tuple[Story, Story]:
@@ -86,7 +81,8 @@ async def big_and_small(graph: Graph) -> tuple[Story, Story]:
 
 
 async def meaning_hits(graph: Graph, space: str, query: str, embedder: Embedder) -> list[str]:
-    hits = await search(graph, await View.open(graph, space), query, embedder, first=3)
+    memory = Memory(graph, story_settings(), embedder)
+    hits = await memory.reads.search(await View.open(graph, space), query, first=3)
     return sorted(str(h.claim.key) for h in hits if "meaning" in h.sources)
 
 
@@ -98,7 +94,7 @@ async def spaces(graph: Graph, embedder: Embedder) -> tuple[Story, Story]:
 
 
 async def test_a_space_that_reaches_the_threshold_gets_its_own_vector_index_over_all_its_vectors(
-    graph: Graph, embedder: Embedder, spaces: tuple[Story, Story]
+    memory: Memory, graph: Graph, embedder: Embedder, spaces: tuple[Story, Story]
 ) -> None:
     [big_id] = [row["id"] for row in await graph.read(SPACE_ID, space="big")]
     name, label = names_for(big_id)
@@ -121,12 +117,10 @@ async def test_a_space_that_reaches_the_threshold_gets_its_own_vector_index_over
     assert await meaning_hits(graph, "big", "climbing peaks", embedder) == ["pref:other:hobby"]
 
     # Forgetting the space drops its index with its vectors.
-    await forget(
-        graph,
+    await memory.forgetting.forget(
+        Actor.operator("test"),
         "big",
         ForgetInput(selector=Selector(kind=SelectorKind.SPACE), reason="closed"),
-        actor=Actor.operator("test"),
-        blob_root=Path("/nonexistent"),
     )
     await purge_spaces(graph)
     assert await graph.read(MARKERS) == []
@@ -185,7 +179,7 @@ async def test_a_space_whose_index_is_not_ready_is_searched_exactly_and_finds_th
 
 
 async def test_a_filtered_meaning_list_reaches_further_into_the_index_until_it_is_full(
-    graph: Graph, embedder: Embedder, spaces: tuple[Story, Story]
+    memory: Memory, graph: Graph, embedder: Embedder, spaces: tuple[Story, Story]
 ) -> None:
     big, _ = spaces
     said = await big.say("we settled it")
@@ -206,8 +200,8 @@ async def test_a_filtered_meaning_list_reaches_further_into_the_index_until_it_i
     assert await graph.read(BY_MEANING, **params, nearest=60) == [
         {"id": None, "score": None, "cut": True}
     ]
-    hits = await search(
-        graph, view, "dark mode in editor number 7", embedder, types=[MemoryType.DECISION], first=1
+    hits = await memory.reads.search(
+        view, "dark mode in editor number 7", types=[MemoryType.DECISION], first=1
     )
     assert [(h.claim.key, "meaning" in h.sources) for h in hits] == [
         ("decision:editor:theme", True)

@@ -13,13 +13,10 @@ import httpx
 import pytest
 
 from api.app import create_app
-from graph.commands.apikeys import Grant, create_key
-from graph.domain.actor import Actor
+from graph.domain.actor import Actor, Grant
 from graph.domain.model import Privacy
-from graph.meaning.embeddings import Embedder, embed_pending
 from graph.memory import Memory
-from graph.runtime import Graph, Neo4jTarget, Settings
-from graph.store.neomodel_bridge import share_driver
+from graph.runtime import Embedder, Graph, Neo4jTarget, Settings
 from tests.http import gql, running
 from tests.story import day
 
@@ -86,9 +83,8 @@ async def said(graph: Graph, test_settings: Settings, embedder: Embedder) -> Sai
             }
         ],
     )
-    await embed_pending(graph, embedder)
-    await share_driver(graph)
-    reader = await create_key("reader", [Grant("trips", Privacy.NORMAL)])
+    await memory.admin.embed_pending()
+    reader = await memory.admin.create_key("reader", [Grant("trips", Privacy.NORMAL)])
     return Said(ids, chat.id, other.id, reader.secret)
 
 

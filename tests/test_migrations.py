@@ -100,6 +100,7 @@ async def test_a_failing_migration_names_itself_and_is_not_recorded(
     assert await graph.read("MATCH (m:Migration {version: 9002}) RETURN m") == []
 
 
+@pytest.mark.fast
 def test_a_misnamed_migration_file_is_refused(tmp_path: Path) -> None:
     (tmp_path / "0003_add_things.cypher").write_text("RETURN 1;")
     with pytest.raises(SetupError, match=r"is not named V<4 digits>__<lower_snake>\.cypher"):

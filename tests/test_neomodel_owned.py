@@ -22,13 +22,13 @@ from graph.commands.apikeys import (
     revoke_key,
     withdraw_space_grants,
 )
-from graph.commands.spaces import create_space, list_spaces
+from graph.commands.spaces import list_spaces
 from graph.domain.actor import Actor
-from graph.domain.model import Privacy
-from graph.erasure.forget import ForgetInput, forget
-from graph.erasure.selectors import Selector, SelectorKind
+from graph.domain.model import Privacy, SelectorKind
+from graph.erasure.forget import forget
 from graph.jobs.backup import backup
 from graph.jobs.restore import restore
+from graph.memory import ForgetInput, Memory, Selector
 from graph.runtime import Graph
 from graph.store.migrate import MigrationRecord
 from graph.store.neomodel_bridge import (
@@ -89,17 +89,18 @@ async def test_the_schema_neomodel_declares_is_the_migrated_one(graph: Graph) ->
 
 
 async def test_a_forgotten_name_is_taken_again_only_after_its_grants_are_withdrawn(
+    memory: Memory,
     graph: Graph,
 ) -> None:
     await share_driver(graph)
-    await create_space(graph, "alice", "", actor=OPERATOR)
+    await memory.writes.create_space(OPERATOR, "alice", "")
     issued = await create_key("k", [Grant("alice", Privacy.NORMAL), Grant("bob", Privacy.NORMAL)])
     # What a crash between a forget's commit and its outbox leaves: closed, grants still there.
     await graph.write(
         "MATCH (s:Space {name: 'alice'}) "
         "SET s.erasedAt = datetime(), s.grantsToWithdraw = s.name, s.name = 'forgotten-' + s.id"
     )
-    await create_space(graph, "alice", "someone else", actor=OPERATOR)
+    await memory.writes.create_space(OPERATOR, "alice", "someone else")
     assert [s.description for s in await list_spaces(graph)] == ["someone else"]
     assert [k["grants"] for k in await list_keys()] == [
         [{"space": "bob", "tier": "normal", "write": False, "legal": False, "rules": False}]
@@ -124,10 +125,10 @@ async def test_concurrent_withdrawals_and_a_revoke_lose_none_of_their_changes(
 
 
 async def test_a_restore_withdraws_again_the_grants_of_a_space_forgotten_after_its_backup(
-    graph: Graph, restored: Graph, tmp_path: Path
+    memory: Memory, graph: Graph, restored: Graph, tmp_path: Path
 ) -> None:
     await share_driver(graph)
-    await create_space(graph, "alice", "", actor=OPERATOR)
+    await memory.writes.create_space(OPERATOR, "alice", "")
     issued = await create_key("k", [Grant("alice", Privacy.NORMAL), Grant("bob", Privacy.NORMAL)])
     await backup(graph, tmp_path / "b.zip", blob_root=tmp_path)
     await forget(

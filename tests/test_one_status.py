@@ -11,8 +11,7 @@ from typing import Any
 
 import httpx
 
-from graph.reads.guide_queries import RELATION_HISTORY
-from graph.runtime import Graph
+from graph.runtime import Graph, guide_queries
 from tests.http import gql
 
 FACT = "fact:person/alice:WORKS_AT"
@@ -123,7 +122,9 @@ async def test_a_revision_superseded_by_knownat_is_never_active_on_any_surface(
 
     guide = {"space": "s", "person": "entity:person:alice"}
     for other in ("globex", "initech"):
-        history = await graph.read(RELATION_HISTORY, **guide, other=f"entity:org:{other}")
+        history = await graph.read(
+            guide_queries.RELATION_HISTORY, **guide, other=f"entity:org:{other}"
+        )
         assert [(row["revision"], row["status"]) for row in history] == [
             (1, "superseded"),
             (2, "superseded"),

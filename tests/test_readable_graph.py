@@ -7,11 +7,9 @@ from typing import Any
 
 import pytest
 
-from graph.commands.merge import MergeInput, merge_entities
 from graph.domain.actor import Actor
-from graph.erasure.forget import ForgetInput, forget
-from graph.erasure.selectors import Selector, SelectorKind
-from graph.reads.resources import get_entity
+from graph.domain.model import SelectorKind
+from graph.memory import ForgetInput, MergeInput, Selector
 from graph.runtime import Graph, Settings
 from tests.story import Story, day, new_story
 
@@ -53,8 +51,8 @@ async def test_a_rename_changes_the_name_shown_while_the_names_stay_bitemporal(
 ) -> None:
     await story.entity("entity:person:alice", "Alice Jones", at=day(10))
     assert (await shown(story.graph, "entity:person:alice"))["name"] == "Alice Jones"
-    before = await get_entity(
-        story.graph, await story.view(as_of=day(5)), key="entity:person:alice"
+    before = await story.memory.reads.entity(
+        await story.view(as_of=day(5)), key="entity:person:alice"
     )
     assert before.name == "Alice Smith"
 
@@ -87,15 +85,14 @@ async def test_a_fact_is_captioned_with_names_and_its_edge_says_whether_it_is_cu
 
 async def test_a_merge_leaves_each_entity_its_own_name(story: Story) -> None:
     await story.entity("entity:org:acme-inc", "ACME Inc.")
-    await merge_entities(
-        story.graph,
+    await story.memory.writes.merge_entities(
+        Actor.operator("test"),
         story.space,
         MergeInput(
             survivor={"key": "entity:org:acme"},
             duplicate={"key": "entity:org:acme-inc"},
             reason="same company",
         ),
-        actor=Actor.operator("test"),
     )
     assert (await shown(story.graph, "entity:org:acme-inc"))["name"] == "ACME Inc."
     assert (await shown(story.graph, "entity:org:acme"))["name"] == "Acme Corp"
@@ -107,12 +104,10 @@ async def test_forgetting_an_entity_erases_its_name_kind_label_and_captions(
     [alice] = await story.graph.read(
         "MATCH (e:Entity {key: 'entity:person:alice'}) RETURN e.id AS id"
     )
-    await forget(
-        story.graph,
+    await story.memory.forgetting.forget(
+        Actor.operator("test"),
         story.space,
         ForgetInput(selector=Selector(kind=SelectorKind.ENTITY, id=alice["id"]), reason="asked"),
-        actor=Actor.operator("test"),
-        blob_root=test_settings.blobs,
     )
     [row] = await story.graph.read(
         "MATCH (e:Entity {id: $id}) RETURN e.name AS name, labels(e) AS labels", id=alice["id"]

@@ -6,8 +6,6 @@ import asyncio
 
 import pytest
 
-from graph.commands.evidence import EvidenceRef
-from graph.commands.remember import RememberInput, remember
 from graph.domain.actor import Actor
 from graph.domain.errors import (
     AmbiguousSubject,
@@ -20,7 +18,7 @@ from graph.domain.errors import (
 )
 from graph.domain.inputs import parse
 from graph.domain.model import Authority, ClaimStatus, EvidenceKind, Role
-from graph.reads.resources import claim_history, claims_by_key
+from graph.memory import EvidenceRef, RememberInput
 from graph.runtime import Graph
 from tests.story import Story, count, day, new_story
 
@@ -51,6 +49,7 @@ async def test_remember_writes_a_claim_its_evidence_and_an_audit_event(story: St
     assert audits == [{"t": [claim.id], "actor": "test"}]
 
 
+@pytest.mark.fast
 def test_a_claim_without_evidence_is_refused_before_anything_is_written() -> None:
     with pytest.raises(ValidationFailed, match="evidence: give at least 1 item"):
         parse(RememberInput, {"key": "pref:ui:theme", "value": {"value": "x"}, "evidence": []})
@@ -156,7 +155,7 @@ async def test_an_assistant_message_cannot_be_cited_as_user_stated(story: Story)
         evidence=[EvidenceRef(observation_id=inferred, authority=Authority.USER_STATED)],
     )
     with pytest.raises(ValidationFailed, match="cannot have authority user_stated"):
-        await remember(story.graph, story.space, [item], actor=Actor.operator("test"))
+        await story.memory.writes.remember(Actor.operator("test"), story.space, [item])
 
 
 async def test_an_idempotent_replay_returns_the_first_result_and_writes_nothing(
@@ -202,17 +201,17 @@ async def test_a_new_value_is_shown_from_its_start_and_the_old_one_before_it(
     await story.remember(light, key="pref:ui:theme", value={"value": "light"})
 
     then = await story.view(as_of=day(10))
-    assert [c.value for c in await claims_by_key(story.graph, then, "pref:ui:theme")] == [
+    assert [c.value for c in await story.memory.reads.claims_by_key(then, "pref:ui:theme")] == [
         {"value": "dark"}
     ]
     now = await story.view()
-    assert [c.value for c in await claims_by_key(story.graph, now, "pref:ui:theme")] == [
+    assert [c.value for c in await story.memory.reads.claims_by_key(now, "pref:ui:theme")] == [
         {"value": "light"}
     ]
-    [shown_then] = await claims_by_key(story.graph, then, "pref:ui:theme")
+    [shown_then] = await story.memory.reads.claims_by_key(then, "pref:ui:theme")
     assert (shown_then.valid_from, shown_then.valid_to) == (day(0), day(30)), "held until light"
     # Both told facts stand in history as told; neither ended the other.
-    history = await claim_history(story.graph, now, "pref:ui:theme")
+    history = await story.memory.reads.claim_history(now, "pref:ui:theme")
     assert [(h.revision, h.value["value"], h.status) for h in history] == [
         (1, "dark", ClaimStatus.ACTIVE),
         (2, "light", ClaimStatus.ACTIVE),
@@ -226,7 +225,7 @@ async def test_versioned_decisions_coexist(story: Story) -> None:
     key = "decision:engram:storage"
     await story.remember(first, key=key, value={"decision": "Neo4j"})
     await story.remember(second, key=key, value={"decision": "Neo4j and GraphQL"})
-    visible = await claims_by_key(story.graph, await story.view(), key)
+    visible = await story.memory.reads.claims_by_key(await story.view(), key)
     assert [(c.revision, c.value["decision"]) for c in visible] == [
         (2, "Neo4j and GraphQL"),
         (1, "Neo4j"),
@@ -258,13 +257,14 @@ async def test_another_end_from_the_same_start_replaces_the_told_fact(story: Sto
         valid_to=day(30).isoformat(),
     )
     assert ended.revision == 2 and ended.valid_to == day(30)
-    history = await claim_history(story.graph, await story.view(), "goal:engram:ship")
+    history = await story.memory.reads.claim_history(await story.view(), "goal:engram:ship")
     assert [(h.id, h.status) for h in history] == [
         (first.id, ClaimStatus.SUPERSEDED),
         (ended.id, ClaimStatus.ACTIVE),
     ]
     assert (
-        await claims_by_key(story.graph, await story.view(as_of=day(35)), "goal:engram:ship") == []
+        await story.memory.reads.claims_by_key(await story.view(as_of=day(35)), "goal:engram:ship")
+        == []
     )
 
 
@@ -280,9 +280,9 @@ async def test_a_batch_is_all_or_nothing(story: Story) -> None:
         evidence=[EvidenceRef(observation_id=said)],
     )
     with pytest.raises(GateRefused):
-        await remember(story.graph, story.space, [good, bad], actor=Actor.operator("test"))
+        await story.memory.writes.remember(Actor.operator("test"), story.space, [good, bad])
     assert await count(story.graph, "Claim") == 0
-    done = await remember(story.graph, story.space, [good, good], actor=Actor.operator("test"))
+    done = await story.memory.writes.remember(Actor.operator("test"), story.space, [good, good])
     assert [c.revision for c in done] == [1, 1], "the second corroborates the first"
 
 

@@ -503,6 +503,7 @@ async def _release(memory: Memory, space: str, ids: dict[str, str]) -> None:
     await memory.forgetting.release_legal_hold(OPERATOR, space, ids["hold"], "closed")
 
 
+@pytest.mark.fast
 def test_every_mutation_of_the_schema_has_its_cost_case() -> None:
     from graphql import build_schema
 

@@ -19,20 +19,23 @@ from pathlib import Path
 import pytest
 
 from api.app import create_app
-from graph.commands.artifacts import ArtifactInput, add_artifact
-from graph.commands.episodes import ObservationInput, record_observation
-from graph.commands.evidence import EvidenceRef
-from graph.commands.remember import RememberInput, remember
-from graph.commands.spaces import create_space
+from graph.commands.artifacts import add_artifact
 from graph.commands.writing import begin_write
 from graph.domain.actor import Actor
 from graph.domain.errors import Forgotten
-from graph.erasure.forget import ForgetInput, forget, forget_in
-from graph.erasure.selectors import Selector, SelectorKind
+from graph.domain.model import SelectorKind
+from graph.erasure.forget import forget_in
 from graph.jobs.backup import backup, restore
-from graph.jobs.importer import import_items
 from graph.meaning.embeddings import Embedder, embed_pending, pending, store
-from graph.reads.search import search
+from graph.memory import (
+    ArtifactInput,
+    EvidenceRef,
+    ForgetInput,
+    Memory,
+    ObservationInput,
+    RememberInput,
+    Selector,
+)
 from graph.runtime import Graph, Neo4jTarget, Settings
 from tests.http import gql, running
 from tests.story import Story, new_story
@@ -114,7 +117,7 @@ async def make_case(graph: Graph, seed: int, space: str | None = None) -> Case:
         evidence=[EvidenceRef(observation_id=said)],
         idempotency_key=f"remember-{token}",
     )
-    [claim] = await remember(graph, story.space, [item], actor=Actor.operator("agent"))
+    [claim] = await story.memory.writes.remember(Actor.operator("agent"), story.space, [item])
     targets = {
         SelectorKind.CLAIM: {"id": claim.id},
         SelectorKind.OBSERVATION: {"id": said},
@@ -139,12 +142,10 @@ async def make_case(graph: Graph, seed: int, space: str | None = None) -> Case:
 
 
 async def forget_case(case: Case, blob_root: Path = Path("/nonexistent")) -> None:
-    await forget(
-        case.story.graph,
+    await case.story.memory.forgetting.forget(
+        Actor.operator("agent"),
         case.story.space,
         ForgetInput(selector=case.selector, reason="asked"),
-        actor=Actor.operator("agent"),
-        blob_root=blob_root,
     )
 
 
@@ -187,34 +188,34 @@ async def test_a_server_side_cache_never_serves_forgotten_content(
 
 @pytest.mark.parametrize("seed", SEEDS)
 async def test_replaying_an_idempotency_key_never_brings_content_back(
-    graph: Graph, seed: int
+    memory: Memory, graph: Graph, seed: int
 ) -> None:
     case = await make_case(graph, seed)
     await forget_case(case)
     if case.kind is SelectorKind.OBSERVATION or case.kind is SelectorKind.EPISODE:
         # The claim was not forgotten (only its evidence): the replay answers the first result,
         # now without the forgotten evidence.
-        [first] = await remember(
-            graph, case.story.space, [case.remember_input], actor=Actor.operator("agent")
+        [first] = await memory.writes.remember(
+            Actor.operator("agent"), case.story.space, [case.remember_input]
         )
         assert (first.id, first.evidence) == (case.claim_id, ())
         assert case.said_secret not in repr(first)
     else:
         with pytest.raises(Forgotten, match="was forgotten"):
-            await remember(
-                graph, case.story.space, [case.remember_input], actor=Actor.operator("agent")
+            await memory.writes.remember(
+                Actor.operator("agent"), case.story.space, [case.remember_input]
             )
     replay = ObservationInput(
         episode_id=case.story.episode_id, content="again", idempotency_key=f"obs-{seed}"
     )
     if case.kind is not SelectorKind.EPISODE:
-        await record_observation(graph, case.story.space, replay, actor=Actor.operator("agent"))
+        await memory.writes.record_observation(Actor.operator("agent"), case.story.space, replay)
     await assert_gone(graph, case)
 
 
 @pytest.mark.parametrize("seed", SEEDS)
 async def test_a_stale_index_candidate_is_never_returned(
-    graph: Graph, embedder: Embedder, seed: int
+    memory: Memory, graph: Graph, embedder: Embedder, seed: int
 ) -> None:
     case = await make_case(graph, seed)
     await embed_pending(graph, embedder)
@@ -231,7 +232,7 @@ async def test_a_stale_index_candidate_is_never_returned(
         assert case.claim_id in [c["id"] for c in near], "the stale vector is there"
     view = await case.story.view()
     for query in (case.claim_secret, case.said_secret, text):
-        hits = await search(graph, view, query, embedder)
+        hits = await memory.reads.search(view, query)
         for secret in case.gone:
             assert all(secret not in (h.claim.text + json.dumps(h.claim.value)) for h in hits)
     await graph.write(UNPLANT_STALE, id=case.claim_id)
@@ -240,7 +241,7 @@ async def test_a_stale_index_candidate_is_never_returned(
 
 @pytest.mark.parametrize("seed", SEEDS)
 async def test_an_embedding_job_that_finishes_after_a_forget_never_writes_its_vector(
-    graph: Graph, embedder: Embedder, seed: int
+    memory: Memory, graph: Graph, embedder: Embedder, seed: int
 ) -> None:
     case = await make_case(graph, seed)
     waiting = await pending(graph)
@@ -256,14 +257,19 @@ async def test_an_embedding_job_that_finishes_after_a_forget_never_writes_its_ve
     assert (case.claim_id in near) is not erased
     view = await case.story.view()
     for query in (case.claim_secret, case.said_secret):
-        for hit in await search(graph, view, query, embedder):
+        for hit in await memory.reads.search(view, query):
             assert all(secret not in hit.claim.text for secret in case.gone)
     await assert_gone(graph, case)
 
 
 @pytest.mark.parametrize("seed", SEEDS)
 async def test_forgotten_artifacts_are_unreadable_and_their_blobs_deleted_even_after_a_crash(
-    graph: Graph, test_settings: Settings, neo4j_target: Neo4jTarget, tmp_path: Path, seed: int
+    memory: Memory,
+    graph: Graph,
+    test_settings: Settings,
+    neo4j_target: Neo4jTarget,
+    tmp_path: Path,
+    seed: int,
 ) -> None:
     await new_story(graph, "alice")
     blobs = tmp_path / "blobs"
@@ -283,8 +289,8 @@ async def test_forgotten_artifacts_are_unreadable_and_their_blobs_deleted_even_a
         blob_root=blobs,
         actor=Actor.operator("a"),
     )
-    [claim] = await remember(
-        graph,
+    [claim] = await memory.writes.remember(
+        Actor.operator("a"),
         "alice",
         [
             RememberInput(
@@ -293,7 +299,6 @@ async def test_forgotten_artifacts_are_unreadable_and_their_blobs_deleted_even_a
                 evidence=[EvidenceRef(artifact_id=inline.id), EvidenceRef(artifact_id=blob.id)],
             )
         ],
-        actor=Actor.operator("a"),
     )
     target = [claim.id, inline.id, blob.id][seed % 3]
     kind = [SelectorKind.CLAIM, SelectorKind.ARTIFACT, SelectorKind.ARTIFACT][seed % 3]
@@ -308,8 +313,8 @@ async def test_forgotten_artifacts_are_unreadable_and_their_blobs_deleted_even_a
     if erased_blob:
         assert (blobs / f"scan-{seed}.txt").exists(), "the crash left the file behind"
     with pytest.raises(Forgotten):
-        await remember(
-            graph,
+        await memory.writes.remember(
+            Actor.operator("a"),
             "alice",
             [
                 RememberInput(
@@ -322,7 +327,6 @@ async def test_forgotten_artifacts_are_unreadable_and_their_blobs_deleted_even_a
                     ],
                 )
             ],
-            actor=Actor.operator("a"),
         )
     restarted = test_settings.model_copy(update={"blob_root": blobs})
     async with running(create_app(restarted, neo4j_target)):
@@ -335,8 +339,10 @@ async def test_forgotten_artifacts_are_unreadable_and_their_blobs_deleted_even_a
 
 
 @pytest.mark.parametrize("seed", SEEDS)
-async def test_reimporting_old_data_never_brings_it_back(graph: Graph, seed: int) -> None:
-    await create_space(graph, "alice", "", actor=Actor.operator("t"))
+async def test_reimporting_old_data_never_brings_it_back(
+    memory: Memory, graph: Graph, seed: int
+) -> None:
+    await memory.writes.create_space(Actor.operator("t"), "alice", "")
     rng = random.Random(seed)
     lines = [
         json.dumps(
@@ -349,26 +355,22 @@ async def test_reimporting_old_data_never_brings_it_back(graph: Graph, seed: int
         )
         for i in range(3)
     ]
-    await import_items(graph, "alice", lines, source="old.jsonl", actor=Actor.operator("t"))
+    await memory.admin.import_items(Actor.operator("t"), "alice", lines, source="old.jsonl")
     victim = rng.randrange(3)
     rows = await graph.read(
         "MATCH (c:Claim {key: $key}) RETURN c.id AS id", key=f"pref:other:item{victim}"
     )
     selector = Selector(kind=SelectorKind.CLAIM, id=rows[0]["id"])
-    await forget(
-        graph,
-        "alice",
-        ForgetInput(selector=selector, reason="asked"),
-        actor=Actor.operator("t"),
-        blob_root=Path("/x"),
+    await memory.forgetting.forget(
+        Actor.operator("t"), "alice", ForgetInput(selector=selector, reason="asked")
     )
-    again = await import_items(graph, "alice", lines, source="old.jsonl", actor=Actor.operator("t"))
+    again = await memory.admin.import_items(Actor.operator("t"), "alice", lines, source="old.jsonl")
     reserialised = [
         json.dumps(dict(reversed(json.loads(line).items())), separators=(" ,", " : "))
         for line in reversed(lines)
     ]
-    renamed = await import_items(
-        graph, "alice", reserialised, source="copy.jsonl", actor=Actor.operator("t")
+    renamed = await memory.admin.import_items(
+        Actor.operator("t"), "alice", reserialised, source="copy.jsonl"
     )
     assert (again.remembered, renamed.remembered) == (0, 0)
     assert [r.code for r in renamed.refused] == ["FORGOTTEN"]

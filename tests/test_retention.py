@@ -8,13 +8,10 @@ import pytest
 
 from graph.domain.actor import Actor
 from graph.domain.errors import NotFound
-from graph.domain.model import MemoryType
+from graph.domain.model import MemoryType, SelectorKind
 from graph.domain.timeutil import utc_now
-from graph.erasure.holds import HoldInput, set_legal_hold
-from graph.erasure.selectors import Selector, SelectorKind
 from graph.jobs.retention import Policy, run_retention
-from graph.reads.resources import claim_history, claims_by_key
-from graph.reads.search import search
+from graph.memory import HoldInput, Selector
 from graph.runtime import Embedder, Graph, Neo4jTarget, Settings
 from tests.story import Story, new_story
 from tests.test_cli import engram_env, run_engram
@@ -64,9 +61,9 @@ async def test_archived_claims_stay_readable_but_leave_recall(
         ("task:ops:t1", "open task"),
     ]
     view = await story.view()
-    [outage] = await claims_by_key(story.graph, view, "event:ops:2024-01-01:outage")
+    [outage] = await story.memory.reads.claims_by_key(view, "event:ops:2024-01-01:outage")
     assert outage.value == {"title": "db outage"}
-    assert await search(story.graph, view, "outage", embedder) == []
+    assert await story.memory.reads.search(view, "outage") == []
 
 
 async def test_purge_erases_with_a_tombstone_and_spares_the_protected(story: Story) -> None:
@@ -82,20 +79,21 @@ async def test_purge_erases_with_a_tombstone_and_spares_the_protected(story: Sto
     assert report.purged == plan.purged and report.tombstone_id is not None
     assert await mentions_anywhere(story.graph, "db outage") == []
     with pytest.raises(NotFound):
-        await claim_history(story.graph, await story.view(), "task:ops:t2")
+        await story.memory.reads.claim_history(await story.view(), "task:ops:t2")
     for kept in ("event:ops:2024-02-01:launch", "task:ops:t1", "event:ops:2024-03-01:promise"):
-        assert await claims_by_key(story.graph, await story.view(), kept) != []
+        assert await story.memory.reads.claims_by_key(await story.view(), kept) != []
     [tombstone] = await story.graph.read("MATCH (t:Tombstone) RETURN t.selectorKind AS kind")
     assert tombstone == {"kind": "RETENTION"}
 
 
 async def test_purge_never_touches_data_under_legal_hold(story: Story) -> None:
-    [outage] = await claims_by_key(story.graph, await story.view(), "event:ops:2024-01-01:outage")
-    await set_legal_hold(
-        story.graph,
+    [outage] = await story.memory.reads.claims_by_key(
+        await story.view(), "event:ops:2024-01-01:outage"
+    )
+    await story.memory.forgetting.set_legal_hold(
+        Actor.operator("counsel"),
         story.space,
         HoldInput(selector=Selector(kind=SelectorKind.CLAIM, id=outage.id), reason="audit"),
-        actor=Actor.operator("counsel"),
     )
     later = utc_now() + timedelta(days=400)
     report = await run_retention(

@@ -13,12 +13,10 @@ import httpx
 import pytest
 
 from api.app import create_app
-from graph.commands.apikeys import Grant, create_key
-from graph.domain.actor import Actor
+from graph.domain.actor import Actor, Grant
 from graph.domain.model import Privacy
 from graph.memory import Memory
 from graph.runtime import Graph, Neo4jTarget, Settings
-from graph.store.neomodel_bridge import share_driver
 from tests.http import gql, running
 
 DECLARE = """
@@ -55,12 +53,11 @@ class Keys:
 
 
 @pytest.fixture
-async def keys(graph: Graph, test_settings: Settings) -> Keys:
+async def keys(memory: Memory, graph: Graph, test_settings: Settings) -> Keys:
     await Memory(graph, test_settings).writes.create_space(Actor.operator("test"), "home")
-    await share_driver(graph)
-    public = await create_key("public", [Grant("home", Privacy.PUBLIC, write=True)])
-    secret = await create_key("secret", [Grant("home", Privacy.SECRET, write=True)])
-    rules = await create_key("rules", [Grant("home", Privacy.NORMAL, rules=True)])
+    public = await memory.admin.create_key("public", [Grant("home", Privacy.PUBLIC, write=True)])
+    secret = await memory.admin.create_key("secret", [Grant("home", Privacy.SECRET, write=True)])
+    rules = await memory.admin.create_key("rules", [Grant("home", Privacy.NORMAL, rules=True)])
     return Keys(public.secret, secret.secret, rules.secret)
 
 
@@ -172,7 +169,6 @@ async def both_spaces(graph: Graph, test_settings: Settings) -> Keys:
     memory = Memory(graph, test_settings)
     for space in ("home", "away"):
         await memory.writes.create_space(Actor.operator("test"), space)
-    await share_driver(graph)
     made = []
     for name, tier, rules in (
         ("public", Privacy.PUBLIC, False),
@@ -180,7 +176,7 @@ async def both_spaces(graph: Graph, test_settings: Settings) -> Keys:
         ("rules", Privacy.NORMAL, True),
     ):
         grants = [Grant(space, tier, write=not rules, rules=rules) for space in ("home", "away")]
-        made.append((await create_key(name, grants)).secret)
+        made.append((await memory.admin.create_key(name, grants)).secret)
     return Keys(*made)
 
 

@@ -48,6 +48,7 @@ TINY = Plan(
 )
 
 
+@pytest.mark.fast
 def test_sizes_are_read_with_their_suffixes() -> None:
     assert [parse_size(s) for s in ("10k", "100k", "1M", "200")] == [
         ("10k", 10_000),
@@ -178,6 +179,7 @@ async def test_the_one_query_floors_answer_what_related_and_explain_answer_in_th
     assert sum(domain for domain, _ in paths) > 0
 
 
+@pytest.mark.fast
 def test_the_floors_visibility_predicate_says_what_every_read_says() -> None:
     def clauses(predicate: str) -> set[str]:
         flat = predicate.replace("(", "").replace(")", "")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from graph.reads.search import search
 from graph.runtime import Embedder, Graph
 from tests.story import Story, new_story
 
@@ -30,13 +29,13 @@ async def test_a_claim_is_found_by_its_text_its_evidence_and_its_entity(
     story: Story, embedder: Embedder
 ) -> None:
     view = await story.view()
-    by_text = await search(story.graph, view, "oolong", embedder)
+    by_text = await story.memory.reads.search(view, "oolong")
     assert [(h.claim.key, "text" in h.sources) for h in by_text] == [("pref:other:drink", True)]
-    by_evidence = await search(story.graph, view, "weekends", embedder)
+    by_evidence = await story.memory.reads.search(view, "weekends")
     assert [(h.claim.key, h.sources) for h in by_evidence] == [
         ("fact:person/zoe:PLAYS", ("evidence",))
     ]
-    by_alias = await search(story.graph, view, "Zed", embedder)
+    by_alias = await story.memory.reads.search(view, "Zed")
     assert "fact:person/zoe:PLAYS" in [h.claim.key for h in by_alias]
 
 
@@ -49,7 +48,7 @@ async def test_a_search_right_after_each_remember_finds_it_by_its_text_and_its_e
         said = await story.say(f"the {word} sighting was logged")
         await story.remember(said, key=f"pref:other:sighting{n}", value={"value": f"{word} seen"})
         view = await story.view()
-        found = await search(story.graph, view, word, embedder)
+        found = await story.memory.reads.search(view, word)
         assert [(h.claim.key, h.sources) for h in found] == [
             (f"pref:other:sighting{n}", ("text", "evidence"))
         ], n
@@ -58,7 +57,7 @@ async def test_a_search_right_after_each_remember_finds_it_by_its_text_and_its_e
 async def test_lucene_syntax_in_a_query_is_just_text(story: Story, embedder: Embedder) -> None:
     view = await story.view()
     for query in ("AND", "OR NOT", 'oolong" OR *', "(((", "theremin AND", "title:x~2^3"):
-        hits = await search(story.graph, view, query, embedder)
+        hits = await story.memory.reads.search(view, query)
         assert all(h.claim.key for h in hits), query
 
 
@@ -69,5 +68,5 @@ async def test_another_space_never_crowds_out_a_small_spaces_candidates(
     said = await crowd.say("oolong everywhere")
     for i in range(120):
         await crowd.remember(said, key=f"pref:other:oolong{i}", value={"value": "oolong"})
-    hits = await search(story.graph, await story.view(), "oolong", embedder, first=1)
+    hits = await story.memory.reads.search(await story.view(), "oolong", first=1)
     assert [h.claim.key for h in hits] == ["pref:other:drink"]

@@ -5,20 +5,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from pathlib import Path
 
 import httpx
 import pytest
 
-from graph.commands.episodes import ObservationInput, record_observation
-from graph.commands.predicate_rules import declare_predicates
 from graph.domain.cardinality import Cardinality
-from graph.domain.model import Claim, MemoryType, Privacy
+from graph.domain.model import Claim, MemoryType, Privacy, SelectorKind
 from graph.domain.read_records import RevisionState
-from graph.erasure.forget import ForgetInput, forget
-from graph.erasure.selectors import Selector, SelectorKind
-from graph.reads.search import search
-from graph.reads.visibility import View
+from graph.memory import ForgetInput, Memory, ObservationInput, Selector, View
 from graph.runtime import Embedder, Graph
 from tests.http import gql
 from tests.people_story import on
@@ -52,11 +46,11 @@ async def works_at(story: Story, org: str, start: datetime) -> Claim:
 
 
 @pytest.fixture
-async def jobs(graph: Graph) -> Jobs:
+async def jobs(memory: Memory, graph: Graph) -> Jobs:
     story = await new_story(graph)
     # Jobs as facts of their own, each ended by a correction.
-    await declare_predicates(
-        graph, story.space, [("WORKS_AT", Cardinality.MANY)], actor=story.actor
+    await memory.writes.declare_predicates(
+        story.actor, story.space, [("WORKS_AT", Cardinality.MANY)]
     )
     for key, name in [
         ("entity:person:alice", "Alice"),
@@ -83,14 +77,14 @@ async def states(
 ) -> dict[str, RevisionState]:
     """Each fact hit's claim id and state, searched with history."""
     view = view or await story.view()
-    hits = await search(story.graph, view, query, embedder, types=FACTS, include_history=True)
+    hits = await story.memory.reads.search(view, query, types=FACTS, include_history=True)
     return {hit.claim.id: hit.state for hit in hits}
 
 
 async def test_search_without_history_ranks_only_current_revisions(
     jobs: Jobs, embedder: Embedder
 ) -> None:
-    hits = await search(jobs.story.graph, await jobs.story.view(), "alice works at", embedder)
+    hits = await jobs.story.memory.reads.search(await jobs.story.view(), "alice works at")
     assert [(hit.claim.id, hit.state) for hit in hits if hit.claim.type is MemoryType.FACT] == [
         (jobs.at_globex, CURRENT)
     ]
@@ -129,15 +123,13 @@ async def test_a_forgotten_claim_never_comes_back_even_with_history(
     jobs: Jobs, embedder: Embedder
 ) -> None:
     story = jobs.story
-    await forget(
-        story.graph,
+    await story.memory.forgetting.forget(
+        story.actor,
         story.space,
         ForgetInput(
             selector=Selector(kind=SelectorKind.CLAIM, id=jobs.ended_in_june),
             reason="the user asked",
         ),
-        actor=story.actor,
-        blob_root=Path("/nonexistent-blob-root"),
     )
     # Forgetting a revision erases every revision of its claim, in every view.
     views = [await story.view(as_of=on(2021, 6)), await story.view(known_at=jobs.before_correction)]
@@ -156,13 +148,12 @@ async def test_search_with_history_never_shows_a_revision_above_the_readers_tier
     story = jobs.story
     salaries: list[Claim] = []
     for amount in ("90k", "120k"):
-        said = await record_observation(
-            story.graph,
+        said = await story.memory.writes.record_observation(
+            story.actor,
             story.space,
             ObservationInput(
                 episode_id=story.episode_id, content=f"I earn {amount}", privacy=Privacy.SECRET
             ),
-            actor=story.actor,
         )
         evidence = [{"observation_id": said.id}]
         salaries.append(

@@ -7,16 +7,11 @@ from typing import Any
 
 import pytest
 
-from graph.commands.episodes import ObservationInput, record_observation
-from graph.commands.remember import RememberInput, remember
 from graph.domain.actor import Actor, Grant
 from graph.domain.errors import NotFound, ValidationFailed
 from graph.domain.inputs import parse
-from graph.domain.model import Privacy
-from graph.erasure.forget import ForgetInput, forget
-from graph.erasure.selectors import Selector, SelectorKind
-from graph.reads import resources as reads
-from graph.reads.visibility import View
+from graph.domain.model import Privacy, SelectorKind
+from graph.memory import ForgetInput, Memory, ObservationInput, RememberInput, Selector, View
 from graph.runtime import Graph, Settings
 from tests.story import Story, new_story
 
@@ -26,11 +21,8 @@ SECRET = Actor("secret", {"alice": Grant("alice", Privacy.SECRET, write=True)})
 
 async def _say(story: Story, actor: Actor, text: str) -> str:
     tier = actor.tier_in("alice")
-    observation = await record_observation(
-        story.graph,
-        "alice",
-        ObservationInput(episode_id=story.episode_id, content=text, privacy=tier),
-        actor=actor,
+    observation = await story.memory.writes.record_observation(
+        actor, "alice", ObservationInput(episode_id=story.episode_id, content=text, privacy=tier)
     )
     return observation.id
 
@@ -38,7 +30,7 @@ async def _say(story: Story, actor: Actor, text: str) -> str:
 async def _remember(story: Story, actor: Actor, **fields: Any) -> Any:
     said = await _say(story, actor, repr(fields))
     data = {"privacy": actor.tier_in("alice"), **fields, "evidence": [{"observation_id": said}]}
-    [claim] = await remember(story.graph, "alice", [parse(RememberInput, data)], actor=actor)
+    [claim] = await story.memory.writes.remember(actor, "alice", [parse(RememberInput, data)])
     return claim
 
 
@@ -46,20 +38,22 @@ async def _view(story: Story, tier: Privacy, **at: Any) -> View:
     return await View.open(story.graph, "alice", max_privacy=tier, **at)
 
 
-async def test_a_lower_tier_starts_its_own_line_of_a_key_held_above_it(graph: Graph) -> None:
+async def test_a_lower_tier_starts_its_own_line_of_a_key_held_above_it(
+    memory: Memory, graph: Graph
+) -> None:
     story = await new_story(graph)
     await _remember(story, SECRET, key="pref:ui:font", value={"value": "mono"})
     await _remember(story, SECRET, key="pref:ui:font", value={"value": "courier"})
     mine = await _remember(story, NORMAL, key="pref:ui:font", value={"value": "serif"})
     assert (mine.revision, mine.privacy) == (1, Privacy.NORMAL)
 
-    normal = await reads.claim_history(graph, await _view(story, Privacy.NORMAL), "pref:ui:font")
+    normal = await memory.reads.claim_history(await _view(story, Privacy.NORMAL), "pref:ui:font")
     assert [(c.revision, c.value) for c in normal] == [(1, {"value": "serif"})]
-    secret = await reads.claims_by_key(graph, await _view(story, Privacy.SECRET), "pref:ui:font")
+    secret = await memory.reads.claims_by_key(await _view(story, Privacy.SECRET), "pref:ui:font")
     assert [(c.privacy, c.value["value"]) for c in secret] == [(Privacy.NORMAL, "serif")], (
         "one value per view: the latest-starting told fact the reader may read"
     )
-    history = await reads.claim_history(graph, await _view(story, Privacy.SECRET), "pref:ui:font")
+    history = await memory.reads.claim_history(await _view(story, Privacy.SECRET), "pref:ui:font")
     assert [(c.privacy, c.revision, c.value["value"], c.status.value) for c in history] == [
         (Privacy.SECRET, 1, "mono", "active"),
         (Privacy.SECRET, 2, "courier", "active"),
@@ -68,7 +62,7 @@ async def test_a_lower_tier_starts_its_own_line_of_a_key_held_above_it(graph: Gr
 
 
 async def test_forgetting_an_entity_that_a_higher_tier_names_lifts_it_out_of_every_lower_view(
-    graph: Graph, test_settings: Settings
+    memory: Memory, graph: Graph, test_settings: Settings
 ) -> None:
     story = await new_story(graph)
     alice = await _remember(story, NORMAL, key="entity:person:alice", value={"name": "Alice"})
@@ -81,21 +75,17 @@ async def test_forgetting_an_entity_that_a_higher_tier_names_lifts_it_out_of_eve
         value=100,
     )
     before = (await _view(story, Privacy.NORMAL)).known_at
-    receipt = await forget(
-        graph,
+    receipt = await memory.forgetting.forget(
+        NORMAL,
         "alice",
         ForgetInput(selector=Selector(kind=SelectorKind.ENTITY, id=alice.subject_id), reason="x"),
-        actor=NORMAL,
-        blob_root=test_settings.blobs,
     )
     assert receipt.erased["entities"] == 1
     for known_at in (None, before):
         view = await _view(story, Privacy.NORMAL, known_at=known_at)
         with pytest.raises(NotFound):
-            await reads.get_entity(graph, view, key="entity:person:alice")
-    kept = await reads.get_entity(
-        graph, await _view(story, Privacy.SECRET), key="entity:person:alice"
-    )
+            await memory.reads.entity(view, key="entity:person:alice")
+    kept = await memory.reads.entity(await _view(story, Privacy.SECRET), key="entity:person:alice")
     assert (kept.id, kept.key) == (alice.subject_id, "entity:person:alice")
     [tombstone] = await graph.read(
         "MATCH (t:Tombstone) RETURN t.erasedIds AS erased, t.liftedJson AS lifted"
@@ -104,7 +94,9 @@ async def test_forgetting_an_entity_that_a_higher_tier_names_lifts_it_out_of_eve
     assert tombstone["lifted"] == f'{{"{alice.subject_id}": 3}}'
 
 
-async def test_evidence_less_private_than_its_claim_is_refused(graph: Graph) -> None:
+async def test_evidence_less_private_than_its_claim_is_refused(
+    memory: Memory, graph: Graph
+) -> None:
     story = await new_story(graph)
     said = await _say(story, NORMAL, "Alice earns 100")
     item = parse(
@@ -117,11 +109,12 @@ async def test_evidence_less_private_than_its_claim_is_refused(graph: Graph) -> 
         },
     )
     with pytest.raises(ValidationFailed, match="less private than the claim") as refused:
-        await remember(graph, "alice", [item], actor=SECRET)
+        await memory.writes.remember(SECRET, "alice", [item])
     assert refused.value.field == "evidence"
 
 
 async def test_a_reader_sees_observation_numbers_without_gaps_for_hidden_ones(
+    memory: Memory,
     graph: Graph,
 ) -> None:
     story = await new_story(graph)
@@ -129,7 +122,7 @@ async def test_a_reader_sees_observation_numbers_without_gaps_for_hidden_ones(
         await _say(story, actor, f"said by {actor.name}")
     seen = {}
     for tier in (Privacy.NORMAL, Privacy.SECRET):
-        episode = await reads.get_episode(graph, await _view(story, tier), story.episode_id)
+        episode = await memory.reads.episode(await _view(story, tier), story.episode_id)
         seen[tier] = [(o.seq, o.content) for o in episode.observations]
     assert seen[Privacy.NORMAL] == [
         (1, "said by normal"),
@@ -146,14 +139,14 @@ async def test_a_reader_sees_observation_numbers_without_gaps_for_hidden_ones(
     ], "in the order they were recorded"
 
 
-async def test_idempotency_keys_belong_to_one_tier(graph: Graph) -> None:
+async def test_idempotency_keys_belong_to_one_tier(memory: Memory, graph: Graph) -> None:
     story = await new_story(graph)
     said = await _say(story, NORMAL, "my font")
     fields = {"key": "pref:ui:font", "idempotency_key": "k", "evidence": [{"observation_id": said}]}
 
     async def write(actor: Actor, value: str) -> Any:
         item = parse(RememberInput, {**fields, "value": {"value": value}})
-        [claim] = await remember(graph, "alice", [item], actor=actor)
+        [claim] = await memory.writes.remember(actor, "alice", [item])
         return claim
 
     first = await write(SECRET, "mono")

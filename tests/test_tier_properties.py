@@ -18,24 +18,20 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from graph.commands.correct import CorrectInput, correct
-from graph.commands.episodes import (
-    ObservationInput,
-    OpenEpisodeInput,
-    open_episode,
-    record_observation,
-)
-from graph.commands.remember import RememberInput, remember
-from graph.commands.spaces import create_space
 from graph.domain.actor import Actor, Grant
 from graph.domain.errors import EngramError
 from graph.domain.inputs import parse
-from graph.domain.model import Privacy
-from graph.erasure.forget import ForgetInput, forget
-from graph.erasure.selectors import Selector, SelectorKind
-from graph.reads import resources as reads
-from graph.reads.listing import ClaimFilter, list_claims
-from graph.reads.visibility import View
+from graph.domain.model import Privacy, SelectorKind
+from graph.memory import (
+    ClaimFilter,
+    CorrectInput,
+    ForgetInput,
+    Memory,
+    ObservationInput,
+    OpenEpisodeInput,
+    RememberInput,
+    Selector,
+)
 from graph.runtime import Graph, Settings
 from tests.support import NEO4J_EXAMPLES
 from tests.tier_worlds import normalised
@@ -58,7 +54,7 @@ _spaces = itertools.count()
 
 @dataclass
 class Run:
-    graph: Graph
+    memory: Memory
     space: str
     episode: str
     answers: list[str]
@@ -70,26 +66,25 @@ class Run:
     async def current_id(self, actor: Actor, key: str) -> str | None:
         """The current row of `key` at the actor's own tier (its line)."""
         tier = actor.tier_in(self.space)
-        view = await View.open(self.graph, self.space, as_of=LATER, max_privacy=tier)
-        rows = await reads.claims_by_key(self.graph, view, key)
+        view = await self.memory.reads.view(actor, self.space, as_of=LATER)
+        rows = await self.memory.reads.claims_by_key(view, key)
         return next((row.id for row in rows if row.privacy is tier), None)
 
 
-async def _run(graph: Graph, steps: list[tuple[bool, str, str, str]], blobs: Any) -> Run:
+async def _run(memory: Memory, steps: list[tuple[bool, str, str, str]]) -> Run:
     space = f"tiers-{next(_spaces)}"
-    await create_space(graph, space, "", actor=OPERATOR)
-    episode = await open_episode(graph, space, OpenEpisodeInput(title="t"), actor=OPERATOR)
-    run = Run(graph, space, episode.id, [])
+    await memory.writes.create_space(OPERATOR, space, "")
+    episode = await memory.writes.open_episode(OPERATOR, space, OpenEpisodeInput(title="t"))
+    run = Run(memory, space, episode.id, [])
     for secret, kind, key, value in steps:
         actor = run.actor(secret)
         tier = actor.tier_in(space)
         answer: Any
         try:
-            said = await record_observation(
-                graph,
+            said = await memory.writes.record_observation(
+                actor,
                 space,
                 ObservationInput(episode_id=episode.id, content=f"{key}={value}", privacy=tier),
-                actor=actor,
             )
             evidence = [{"observation_id": said.id}]
             target = await run.current_id(actor, key)
@@ -97,30 +92,25 @@ async def _run(graph: Graph, steps: list[tuple[bool, str, str, str]], blobs: Any
                 item = {"key": key, "value": {"value": value}, "privacy": tier}
                 if key.startswith("goal:"):
                     item["value"] = {"value": value, "status": "active"}
-                [claim] = await remember(
-                    graph,
-                    space,
-                    [parse(RememberInput, {**item, "evidence": evidence})],
-                    actor=actor,
+                [claim] = await memory.writes.remember(
+                    actor, space, [parse(RememberInput, {**item, "evidence": evidence})]
                 )
                 answer = (said.seq, claim.key, claim.revision, claim.value, claim.status)
             elif target is None:
                 answer = "nothing to change"
             elif kind == "retract":
                 change = {"claim_id": target, "kind": "RETRACT", "reason": "no"}
-                claim = await correct(
-                    graph, space, parse(CorrectInput, {**change, "evidence": evidence}), actor=actor
+                claim = await memory.writes.correct(
+                    actor, space, parse(CorrectInput, {**change, "evidence": evidence})
                 )
                 answer = (said.seq, claim.revision, claim.status)
             else:
-                receipt = await forget(
-                    graph,
+                receipt = await memory.forgetting.forget(
+                    actor,
                     space,
                     ForgetInput(
                         selector=Selector(kind=SelectorKind.CLAIM, id=target), reason="asked"
                     ),
-                    actor=actor,
-                    blob_root=blobs,
                 )
                 answer = (said.seq, receipt.erased, receipt.made_inactive)
         except EngramError as failure:
@@ -131,13 +121,13 @@ async def _run(graph: Graph, steps: list[tuple[bool, str, str, str]], blobs: Any
 
 
 async def _normal_view(run: Run) -> tuple[str, dict[str, str]]:
-    view = await View.open(run.graph, run.space, as_of=LATER, max_privacy=Privacy.NORMAL)
-    page = await list_claims(run.graph, view, ClaimFilter(), first=100)
+    view = await run.memory.reads.view(run.actor(secret=False), run.space, as_of=LATER)
+    page = await run.memory.reads.claims(view, ClaimFilter(), first=100)
     current = {c.key: c.value["value"] for c in page.claims if c.status.value == "active"}
     histories = []
     for key in KEYS:
         try:
-            history = await reads.claim_history(run.graph, view, key)
+            history = await run.memory.reads.claim_history(view, key)
         except EngramError as failure:
             histories.append(str(failure.code))
             continue
@@ -182,8 +172,9 @@ def _model(steps: list[tuple[bool, str, str, str]]) -> dict[str, str]:
 async def test_secret_writes_are_invisible_to_a_normal_writer_and_reader(
     graph: Graph, test_settings: Settings, steps: list[tuple[bool, str, str, str]]
 ) -> None:
-    whole = await _run(graph, steps, test_settings.blobs)
-    alone = await _run(graph, [s for s in steps if not s[0]], test_settings.blobs)
+    memory = Memory(graph, test_settings)
+    whole = await _run(memory, steps)
+    alone = await _run(memory, [s for s in steps if not s[0]])
     assert whole.answers == alone.answers
     seen_whole, seen_alone = await _normal_view(whole), await _normal_view(alone)
     assert seen_whole == seen_alone

@@ -18,12 +18,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from api.app import create_app
-from graph.commands.apikeys import Grant, create_key
-from graph.domain.actor import Actor
+from graph.domain.actor import Actor, Grant
 from graph.domain.model import Privacy
 from graph.memory import Memory
 from graph.runtime import Graph, Neo4jTarget, Settings
-from graph.store.neomodel_bridge import share_driver
 from tests.http import gql, running
 from tests.support import DEEP
 from tests.told_model import TIERS, KeyModel, Telling, batching, histories, probes
@@ -73,9 +71,10 @@ class Keys:
 async def keys(graph: Graph, test_settings: Settings) -> Keys:
     memory = Memory(graph, test_settings)
     await memory.writes.create_space(Actor.operator("test"), "told")
-    await share_driver(graph)
     made = {
-        tier: (await create_key(f"t{tier}", [Grant("told", Privacy(tier), write=True)])).secret
+        tier: (
+            await memory.admin.create_key(f"t{tier}", [Grant("told", Privacy(tier), write=True)])
+        ).secret
         for tier in TIERS
     }
     return Keys(made)

@@ -19,11 +19,10 @@ import httpx
 import pytest
 
 from api.app import create_app
-from graph.commands.apikeys import create_key
 from graph.domain.actor import Grant
 from graph.domain.model import Privacy
+from graph.memory import Memory
 from graph.runtime import Graph, Neo4jTarget, Settings
-from graph.store.neomodel_bridge import share_driver
 from tests.http import gql, running
 from tests.support import delete_all_data
 from tests.tier_worlds import SPACE, World, above, build, normalised
@@ -323,11 +322,14 @@ async def _entity_ids(graph: Graph, world: World) -> None:
 
 
 async def _send(
-    client: httpx.AsyncClient, graph: Graph, writer: Privacy, write: Write, ids: dict[str, str]
+    memory: Memory,
+    client: httpx.AsyncClient,
+    writer: Privacy,
+    write: Write,
+    ids: dict[str, str],
 ) -> dict[str, Any]:
-    await share_driver(graph)
     grant = Grant(SPACE, writer, write=True, legal=write.legal)
-    key = (await create_key("writer", [grant])).secret
+    key = (await memory.admin.create_key("writer", [grant])).secret
     variables = write.variables({**ids, "tier": writer.name})
     body = await gql(client, write.mutation, variables, headers={"authorization": f"Bearer {key}"})
     assert "errors" not in body, body
@@ -340,6 +342,7 @@ async def _send(
 )
 @pytest.mark.parametrize("name", list(WRITES))
 async def test_a_write_cannot_tell_or_touch_what_lies_above_its_tier(
+    memory: Memory,
     graph: Graph,
     production: httpx.AsyncClient,
     test_settings: Settings,
@@ -352,7 +355,7 @@ async def test_a_write_cannot_tell_or_touch_what_lies_above_its_tier(
     hiding = await build(graph, test_settings, writer, hidden)
     await _entity_ids(graph, hiding)
     before = await above(graph, writer)
-    answer_hiding = await _send(production, graph, writer, write, hiding.ids)
+    answer_hiding = await _send(memory, production, writer, write, hiding.ids)
     after = await above(graph, writer)
     assert {k: after.get(k) for k in before} == before, "something above the writer changed"
 
@@ -361,7 +364,7 @@ async def test_a_write_cannot_tell_or_touch_what_lies_above_its_tier(
     await _entity_ids(graph, plain)
     # What only the hiding world has is referred to by the same id strings in the plain one.
     ids = {**hiding.ids, **plain.ids}
-    answer_plain = await _send(production, graph, writer, write, ids)
+    answer_plain = await _send(memory, production, writer, write, ids)
 
     codes = [error["code"] for error in answer_plain["errors"]]
     assert codes == ([write.expect] if write.expect else [])
