@@ -118,7 +118,7 @@ QUERIES = {
 
 
 async def test_no_key_or_a_bad_or_revoked_key_is_401(
-    memory: Memory, world: World, client: httpx.AsyncClient, graph: Graph
+    memory: Memory, world: World, client: httpx.AsyncClient
 ) -> None:
     assert (await client.post("/graphql", json={"query": "{ spaces { name } }"})).status_code == 401
     bad = {"authorization": "Bearer egk_000000000000_not-a-real-secret-at-all"}
@@ -259,7 +259,7 @@ async def test_legal_holds_need_a_legal_grant(
 
 
 async def test_forgetting_a_space_withdraws_its_grants_from_every_key(
-    memory: Memory, world: World, client: httpx.AsyncClient, graph: Graph
+    memory: Memory, world: World, client: httpx.AsyncClient
 ) -> None:
     both = await memory.admin.create_key(
         "both", [Grant("alice", Privacy.SECRET, write=True), Grant("bob", Privacy.NORMAL)]

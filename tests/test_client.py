@@ -46,7 +46,7 @@ from api.client import (
 from graph.domain.actor import Grant
 from graph.domain.model import Privacy as Tier
 from graph.memory import Memory
-from graph.runtime import Graph, Neo4jTarget, Settings
+from graph.runtime import Neo4jTarget, Settings
 from tests.support import free_port, wait_until_ready
 from tests.test_cli import ENGRAM, engram_env
 
@@ -92,7 +92,7 @@ class Keys:
 
 
 @pytest.fixture
-async def keys(memory: Memory, graph: Graph) -> Keys:
+async def keys(memory: Memory) -> Keys:
     agent = await memory.admin.create_key(
         "agent",
         [Grant("alice", Tier.PRIVATE, write=True), Grant("demo", Tier.PRIVATE, write=True)],

@@ -113,7 +113,7 @@ async def test_a_batch_with_one_bad_line_keeps_the_good_ones(memory: Memory, gra
 
 
 async def test_engram_import_shows_progress_and_writes_a_report(
-    memory: Memory, graph: Graph, test_settings: Settings, neo4j_target: Neo4jTarget, tmp_path: Path
+    memory: Memory, test_settings: Settings, neo4j_target: Neo4jTarget, tmp_path: Path
 ) -> None:
     await memory.writes.create_space(Actor.operator("test"), "alice", "")
     source = tmp_path / "items.jsonl"
@@ -143,7 +143,7 @@ async def test_engram_import_shows_progress_and_writes_a_report(
 
 
 async def test_engram_import_refuses_lines_that_are_not_unicode_by_their_numbers(
-    memory: Memory, graph: Graph, test_settings: Settings, neo4j_target: Neo4jTarget, tmp_path: Path
+    memory: Memory, test_settings: Settings, neo4j_target: Neo4jTarget, tmp_path: Path
 ) -> None:
     await memory.writes.create_space(Actor.operator("test"), "alice", "")
     good = {
