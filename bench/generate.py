@@ -52,7 +52,8 @@ from bench.mix import (
     entity_counts,
 )
 from bench.resume import Checkpoint, remembered, seal_cut
-from graph.domain.model import Claim, CorrectionKind
+from graph.domain.model import Claim
+from graph.domain.vocabulary import CorrectionKind
 from graph.memory import Memory
 from graph.runtime import Graph, get_settings
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from graph.domain.actor import Actor
 from graph.domain.inputs import as_input
-from graph.domain.model import MemoryType
+from graph.domain.vocabulary import MemoryType
 from graph.erasure import forget as erasing
 from graph.erasure import holds
 from graph.erasure.purge_outbox import purge_blobs, purge_spaces

@@ -25,7 +25,6 @@ from graph.domain.read_records import (
     ClaimFilter,
     ClaimPage,
     ContextSnapshot,
-    Direction,
     Explanation,
     Hit,
     MessageHit,
@@ -34,6 +33,7 @@ from graph.domain.read_records import (
     Timeline,
 )
 from graph.domain.timeutil import utc_now
+from graph.domain.vocabulary import Direction
 from graph.jobs import export as exporting
 from graph.jobs.export import ExportFormat
 from graph.meaning.embeddings import Embedder

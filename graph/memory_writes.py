@@ -16,9 +16,9 @@ from graph.commands import artifacts, correct, episodes, merge, predicate_rules,
 from graph.commands import remember as remembering
 from graph.commands.spaces import Space
 from graph.domain.actor import Actor
-from graph.domain.cardinality import Cardinality
 from graph.domain.inputs import as_input
 from graph.domain.model import Artifact, Claim, Episode, Observation
+from graph.domain.vocabulary import Cardinality
 from graph.store.db import Graph
 from graph.store.settings import Settings
 

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from graph.commands.predicate_rules import declare_predicates
-from graph.domain.cardinality import Cardinality
 from graph.domain.model import Claim
+from graph.domain.vocabulary import Cardinality
 from graph.runtime import Graph
 from tests.story import Story, new_story
 

@@ -11,7 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from graph.domain.actor import Actor
-from graph.domain.model import Claim, Role
+from graph.domain.model import Claim
+from graph.domain.vocabulary import Role
 from graph.memory import Memory, View
 from graph.runtime import Graph, Settings
 

@@ -22,7 +22,7 @@ from pydantic import ValidationError
 from api.app import create_app
 from api.graphql.request_body import MAX_LIST_ITEMS
 from graph.domain.actor import Grant
-from graph.domain.model import Privacy
+from graph.domain.vocabulary import Privacy
 from graph.memory import Memory
 from graph.runtime import Graph, Neo4jTarget, Settings
 from tests.http import gql, running

@@ -18,7 +18,7 @@ import pytest
 
 from api.app import create_app
 from graph.domain.actor import Actor, Grant
-from graph.domain.model import Privacy, SelectorKind
+from graph.domain.vocabulary import Privacy, SelectorKind
 from graph.memory import ForgetInput, Memory, Selector
 from graph.runtime import Graph, Neo4jTarget, Settings
 from tests.http import gql, running

@@ -16,7 +16,8 @@ from graph.commands import artifacts
 from graph.commands.artifacts import add_artifact, normalise_url, read_blob
 from graph.domain.actor import Actor
 from graph.domain.errors import GateRefused, NotFound, ValidationFailed
-from graph.domain.model import Artifact, ArtifactStorage, Authority, EvidenceKind
+from graph.domain.model import Artifact
+from graph.domain.vocabulary import ArtifactStorage, Authority, EvidenceKind
 from graph.memory import ArtifactInput, EvidenceRef, Memory, RememberInput
 from graph.runtime import Graph, Neo4jTarget, Settings
 from tests.http import gql, running

@@ -15,7 +15,7 @@ from bench.generate import generate
 from graph.commands.artifacts import add_artifact
 from graph.domain.actor import Actor
 from graph.domain.errors import SetupError
-from graph.domain.model import SelectorKind
+from graph.domain.vocabulary import SelectorKind
 from graph.erasure.forget import forget
 from graph.jobs.backup import backup, read_manifest, restore
 from graph.memory import ArtifactInput, ForgetInput, Selector

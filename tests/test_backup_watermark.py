@@ -12,8 +12,8 @@ from typing import Any
 
 from bench.generate import generate
 from graph.domain.actor import Actor, Grant
-from graph.domain.model import Privacy, SelectorKind
 from graph.domain.timeutil import to_native
+from graph.domain.vocabulary import Privacy, SelectorKind
 from graph.erasure.forget import forget
 from graph.jobs.backup import backup
 from graph.jobs.restore import restore

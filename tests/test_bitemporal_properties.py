@@ -18,7 +18,7 @@ from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule, run_state_machine_as_test
 
-from graph.domain.model import ClaimStatus
+from graph.domain.vocabulary import ClaimStatus
 from graph.runtime import Graph, Neo4jTarget, connect
 from tests.bitemporal_model import BitemporalModel, Row
 from tests.story import Story, day, new_story

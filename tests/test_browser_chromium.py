@@ -27,7 +27,7 @@ from selenium.webdriver.support.ui import WebDriverWait
 
 from api.browser_guide_page import KIND_STYLES
 from graph.domain.actor import Actor
-from graph.domain.model import SelectorKind
+from graph.domain.vocabulary import SelectorKind
 from graph.memory import ForgetInput, Memory, Selector
 from graph.runtime import Graph, Neo4jTarget, Settings
 from tests.story import Story, new_story

@@ -14,7 +14,7 @@ from neo4j import AsyncManagedTransaction
 from api.app import create_app
 from api.browser_guide_page import AUTO_CONNECT_OFF, SLIDES, browser_style, params_command
 from graph.domain.actor import Actor
-from graph.domain.model import SelectorKind
+from graph.domain.vocabulary import SelectorKind
 from graph.memory import ForgetInput, Memory, Selector
 from graph.runtime import (
     Graph,

@@ -13,9 +13,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from graph.domain.actor import Actor
-from graph.domain.cardinality import Cardinality
 from graph.domain.errors import ValidationFailed
 from graph.domain.read_records import ClaimFilter
+from graph.domain.vocabulary import Cardinality
 from graph.memory import Memory
 from graph.runtime import Embedder, Graph, Settings
 from tests.story import day

@@ -44,7 +44,7 @@ from api.client import (
     ValidationError,
 )
 from graph.domain.actor import Grant
-from graph.domain.model import Privacy as Tier
+from graph.domain.vocabulary import Privacy as Tier
 from graph.memory import Memory
 from graph.runtime import Neo4jTarget, Settings
 from tests.support import free_port, wait_until_ready

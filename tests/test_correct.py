@@ -7,9 +7,9 @@ from datetime import UTC, timedelta
 
 import pytest
 
-from graph.domain.cardinality import Cardinality
 from graph.domain.errors import RevisionConflict, ValidationFailed
-from graph.domain.model import Claim, ClaimStatus, EvidenceKind
+from graph.domain.model import Claim
+from graph.domain.vocabulary import Cardinality, ClaimStatus, EvidenceKind
 from graph.memory import Memory
 from graph.runtime import Graph
 from tests.story import Story, day, new_story

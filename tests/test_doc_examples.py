@@ -25,6 +25,7 @@ def test_the_modules_with_doctests_are_the_pure_ones_listed_here() -> None:
         "graph.domain.actor",
         "graph.domain.cardinality",
         "graph.domain.timeutil",
+        "graph.domain.vocabulary",
         "graph.meaning.embeddings",
         "graph.reads.search_words",
         "graph.store.clock",

@@ -19,7 +19,7 @@ from graph.commands.told_facts_upgrade import (
 )
 from graph.domain.actor import Actor
 from graph.domain.errors import EngramError
-from graph.domain.model import SelectorKind
+from graph.domain.vocabulary import SelectorKind
 from graph.memory import ForgetInput, Memory, Selector
 from graph.reads.resources import ENTITY_IDS_BY_NAME
 from graph.runtime import Graph, query_count

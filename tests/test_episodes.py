@@ -9,7 +9,7 @@ import pytest
 from graph.domain.actor import Actor
 from graph.domain.errors import Conflict, NotFound, ValidationFailed
 from graph.domain.inputs import parse
-from graph.domain.model import EpisodeKind, EpisodeStatus, ObservationKind, Privacy, Role
+from graph.domain.vocabulary import EpisodeKind, EpisodeStatus, ObservationKind, Privacy, Role
 from graph.memory import Memory, ObservationInput, OpenEpisodeInput, SealEpisodeInput, View
 from graph.runtime import Graph
 from tests.story import Story, count, day, new_story

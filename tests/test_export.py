@@ -12,7 +12,7 @@ import pytest
 
 from api.app import create_app
 from graph.domain.actor import Actor, Grant
-from graph.domain.model import Privacy, SelectorKind
+from graph.domain.vocabulary import Privacy, SelectorKind
 from graph.domain.wording import when
 from graph.memory import ExportFormat, ForgetInput, Memory, ObservationInput, Selector, View
 from graph.runtime import Graph, Neo4jTarget, Settings

@@ -8,7 +8,7 @@ import pytest
 
 from graph.domain.actor import Actor
 from graph.domain.errors import Forgotten, LegalHold, NotFound
-from graph.domain.model import ClaimStatus, SelectorKind
+from graph.domain.vocabulary import ClaimStatus, SelectorKind
 from graph.memory import (
     ArtifactInput,
     EvidenceRef,

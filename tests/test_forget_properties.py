@@ -20,8 +20,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from graph.domain.actor import Actor
-from graph.domain.model import ClaimStatus, MemoryType, SelectorKind
 from graph.domain.timeutil import utc_now
+from graph.domain.vocabulary import ClaimStatus, MemoryType, SelectorKind
 from graph.jobs.retention import Policy, run_retention
 from graph.memory import ForgetInput, HoldInput, Selector
 from graph.runtime import Graph, Neo4jTarget, connect

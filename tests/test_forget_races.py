@@ -10,7 +10,7 @@ import pytest
 
 from graph.domain.actor import Actor
 from graph.domain.errors import EngramError
-from graph.domain.model import SelectorKind
+from graph.domain.vocabulary import SelectorKind
 from graph.memory import ClaimFilter, ForgetInput, Memory, Selector
 from graph.runtime import Embedder, Graph
 from tests.story import new_story

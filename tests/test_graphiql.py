@@ -15,7 +15,7 @@ from api.cli.main import _graphiql
 from api.graphiql_assets import GraphiQLAssets, graphiql_assets
 from api.graphiql_page import EXAMPLE_QUERY
 from graph.domain.actor import Grant
-from graph.domain.model import Privacy
+from graph.domain.vocabulary import Privacy
 from graph.memory import Memory
 from graph.runtime import Graph, Neo4jTarget, Settings
 from tests.http import gql, running

@@ -11,7 +11,7 @@ import pytest
 from graph.domain.actor import Actor, Grant
 from graph.domain.errors import LegalHold
 from graph.domain.inputs import parse
-from graph.domain.model import Privacy, SelectorKind
+from graph.domain.vocabulary import Privacy, SelectorKind
 from graph.memory import ArtifactInput, ForgetInput, HoldInput, Memory, RememberInput, Selector
 from graph.runtime import Graph, Settings
 from tests.story import new_story

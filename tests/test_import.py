@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from graph.domain.actor import Actor
-from graph.domain.model import ClaimStatus, EpisodeKind, EpisodeStatus
+from graph.domain.vocabulary import ClaimStatus, EpisodeKind, EpisodeStatus
 from graph.memory import Memory, View
 from graph.runtime import Graph, Neo4jTarget, Settings
 from tests.story import count

@@ -28,7 +28,7 @@ from mcp.shared.exceptions import MCPError
 from mcp.types import TextContent
 
 from graph.domain.actor import Actor, Grant
-from graph.domain.model import Privacy
+from graph.domain.vocabulary import Privacy
 from graph.memory import Memory
 from graph.runtime import Neo4jTarget, Settings
 from tests.test_cli import ENGRAM, engram_env

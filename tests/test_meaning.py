@@ -13,7 +13,7 @@ from api.app import create_app
 from bench._support import SCAN_OPERATORS, query_plan
 from graph.domain.actor import Actor
 from graph.domain.errors import SetupError
-from graph.domain.model import SelectorKind
+from graph.domain.vocabulary import SelectorKind
 from graph.erasure.forget import forget
 from graph.erasure.purge_outbox import purge_spaces
 from graph.jobs.backup import backup, restore

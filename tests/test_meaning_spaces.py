@@ -7,7 +7,7 @@ import pytest
 
 from graph.domain.actor import Actor
 from graph.domain.inputs import parse
-from graph.domain.model import MemoryType, SelectorKind
+from graph.domain.vocabulary import MemoryType, SelectorKind
 from graph.erasure.purge_outbox import purge_spaces
 from graph.meaning.embeddings import Embedder, embed_pending
 from graph.meaning.space_indexes import names_for

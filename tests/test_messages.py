@@ -14,7 +14,7 @@ import pytest
 
 from api.app import create_app
 from graph.domain.actor import Actor, Grant
-from graph.domain.model import Privacy
+from graph.domain.vocabulary import Privacy
 from graph.memory import Memory
 from graph.runtime import Embedder, Graph, Neo4jTarget, Settings
 from tests.http import gql, running

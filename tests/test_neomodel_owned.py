@@ -24,7 +24,7 @@ from graph.commands.apikeys import (
 )
 from graph.commands.spaces import list_spaces
 from graph.domain.actor import Actor
-from graph.domain.model import Privacy, SelectorKind
+from graph.domain.vocabulary import Privacy, SelectorKind
 from graph.erasure.forget import forget
 from graph.jobs.backup import backup
 from graph.jobs.restore import restore

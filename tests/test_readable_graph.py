@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from graph.domain.actor import Actor
-from graph.domain.model import SelectorKind
+from graph.domain.vocabulary import SelectorKind
 from graph.memory import ForgetInput, MergeInput, Selector
 from graph.runtime import Graph, Settings
 from tests.story import Story, day, new_story

@@ -17,7 +17,7 @@ from graph.domain.errors import (
     ValidationFailed,
 )
 from graph.domain.inputs import parse
-from graph.domain.model import Authority, ClaimStatus, EvidenceKind, Role
+from graph.domain.vocabulary import Authority, ClaimStatus, EvidenceKind, Role
 from graph.memory import EvidenceRef, RememberInput
 from graph.runtime import Graph
 from tests.story import Story, count, day, new_story

@@ -15,8 +15,8 @@ import httpx
 import pytest
 
 from graph.domain.actor import Actor
-from graph.domain.cardinality import Cardinality
 from graph.domain.read_records import ClaimFilter
+from graph.domain.vocabulary import Cardinality
 from graph.memory import Memory, View
 from graph.runtime import Embedder, Graph, Settings, query_count
 from tests.http import gql

@@ -23,7 +23,7 @@ from graph.commands.artifacts import add_artifact
 from graph.commands.writing import begin_write
 from graph.domain.actor import Actor
 from graph.domain.errors import Forgotten
-from graph.domain.model import SelectorKind
+from graph.domain.vocabulary import SelectorKind
 from graph.erasure.forget import forget_in
 from graph.jobs.backup import backup, restore
 from graph.meaning.embeddings import Embedder, embed_pending, pending, store

@@ -8,8 +8,8 @@ import pytest
 
 from graph.domain.actor import Actor
 from graph.domain.errors import NotFound
-from graph.domain.model import MemoryType, SelectorKind
 from graph.domain.timeutil import utc_now
+from graph.domain.vocabulary import MemoryType, SelectorKind
 from graph.jobs.retention import Policy, run_retention
 from graph.memory import HoldInput, Selector
 from graph.runtime import Embedder, Graph, Neo4jTarget, Settings

@@ -17,8 +17,8 @@ import pytest
 from neo4j import AsyncNeo4jDriver
 
 from graph.domain.actor import Grant
-from graph.domain.model import Privacy
 from graph.domain.read_records import ClaimFilter
+from graph.domain.vocabulary import Privacy
 from graph.memory import DEV_ACTOR, Memory
 from graph.runtime import Embedder, Neo4jTarget, Settings
 

@@ -9,9 +9,8 @@ from datetime import datetime
 import httpx
 import pytest
 
-from graph.domain.cardinality import Cardinality
-from graph.domain.model import Claim, MemoryType, Privacy, SelectorKind
-from graph.domain.read_records import RevisionState
+from graph.domain.model import Claim
+from graph.domain.vocabulary import Cardinality, MemoryType, Privacy, RevisionState, SelectorKind
 from graph.memory import ForgetInput, Memory, ObservationInput, Selector, View
 from graph.runtime import Embedder, Graph
 from tests.http import gql

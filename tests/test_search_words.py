@@ -7,7 +7,8 @@ from dataclasses import dataclass
 
 import pytest
 
-from graph.domain.model import Claim, MemoryType
+from graph.domain.model import Claim
+from graph.domain.vocabulary import MemoryType
 from graph.reads.search import search
 from graph.reads.search_words import lucene_query, query_words
 from graph.runtime import Embedder, Graph

@@ -10,7 +10,7 @@ import pytest
 from graph.domain.actor import Actor, Grant
 from graph.domain.errors import NotFound, ValidationFailed
 from graph.domain.inputs import parse
-from graph.domain.model import Privacy, SelectorKind
+from graph.domain.vocabulary import Privacy, SelectorKind
 from graph.memory import ForgetInput, Memory, ObservationInput, RememberInput, Selector, View
 from graph.runtime import Graph, Settings
 from tests.story import Story, new_story

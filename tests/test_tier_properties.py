@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from graph.domain.actor import Actor, Grant
 from graph.domain.errors import EngramError
 from graph.domain.inputs import parse
-from graph.domain.model import Privacy, SelectorKind
+from graph.domain.vocabulary import Privacy, SelectorKind
 from graph.memory import (
     ClaimFilter,
     CorrectInput,

@@ -23,8 +23,9 @@ from graph.commands.rekeying import rekeyed
 from graph.commands.revisions import told_fact
 from graph.commands.telling import Corroborates, told_at_same_start
 from graph.domain.intervals import Interval
-from graph.domain.model import ClaimStatus, MemoryType, Privacy, canonical_json
+from graph.domain.model import canonical_json
 from graph.domain.timeline import Told, held, segments, shown
+from graph.domain.vocabulary import ClaimStatus, MemoryType, Privacy
 from tests.told_model import TIERS, VALUES, KeyModel, Telling, batching, histories, probes
 
 pytestmark = pytest.mark.fast

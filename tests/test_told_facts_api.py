@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from api.app import create_app
 from graph.domain.actor import Actor, Grant
-from graph.domain.model import Privacy
+from graph.domain.vocabulary import Privacy
 from graph.memory import Memory
 from graph.runtime import Graph, Neo4jTarget, Settings
 from tests.http import gql, running

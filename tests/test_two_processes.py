@@ -16,7 +16,7 @@ import pytest
 from api.agent_mcp.transports import stdio_caller
 from graph.domain.actor import Grant
 from graph.domain.errors import Forbidden, NotFound
-from graph.domain.model import Privacy
+from graph.domain.vocabulary import Privacy
 from graph.memory import DEV_ACTOR, Memory
 from graph.runtime import Embedder, Graph, Neo4jTarget, Settings, connect
 from tests.test_cli import engram_env, run_engram

@@ -20,7 +20,7 @@ from graph.commands.remember import RememberInput, remember
 from graph.commands.spaces import create_space
 from graph.domain.actor import Actor
 from graph.domain.inputs import parse
-from graph.domain.model import Privacy
+from graph.domain.vocabulary import Privacy
 from graph.erasure.holds import HoldInput, set_legal_hold
 from graph.erasure.selectors import Selector, SelectorKind
 from graph.runtime import Graph, Settings

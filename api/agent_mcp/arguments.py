@@ -12,10 +12,9 @@ from typing import Annotated, Any, TypeVar
 
 from pydantic import AwareDatetime, BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema
 
-from graph.domain.cardinality import Cardinality
 from graph.domain.errors import ValidationFailed
-from graph.domain.model import EntityKind, MemoryType, Privacy, Role
 from graph.domain.timeutil import parse_instant
+from graph.domain.vocabulary import Cardinality, EntityKind, MemoryType, Privacy, Role
 
 Space = Annotated[
     str, Field(description="The memory space (tenant) to work in, e.g. 'alice'.", min_length=1)

@@ -19,7 +19,7 @@ from api.agent_mcp.tool_context import (
     inline_evidence,
     tool,
 )
-from graph.domain.model import CorrectionKind, Role, SelectorKind
+from graph.domain.vocabulary import CorrectionKind, Role, SelectorKind
 
 SelectorKindArg = Annotated[
     SelectorKind,

@@ -17,7 +17,7 @@ from api.agent_mcp.arguments import Instant, RoleArg
 from api.agent_mcp.results import dumps
 from graph.domain.actor import Actor
 from graph.domain.errors import EngramError, ValidationFailed
-from graph.domain.model import Role
+from graph.domain.vocabulary import Role
 from graph.memory import Memory
 
 P = ParamSpec("P")

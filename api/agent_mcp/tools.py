@@ -48,8 +48,7 @@ from api.agent_mcp.tool_context import (
     tool,
 )
 from graph.domain.errors import EngramError
-from graph.domain.model import Role
-from graph.domain.read_records import Axis, Direction
+from graph.domain.vocabulary import Axis, Direction, Role
 from graph.memory import Memory, View
 
 

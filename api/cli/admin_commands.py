@@ -94,7 +94,7 @@ def keys_create(
 ) -> None:
     """Issue an API key; its secret is printed once and only its hash is kept."""
     from graph.domain.actor import Grant
-    from graph.domain.model import Privacy
+    from graph.domain.vocabulary import Privacy
 
     grants = [Grant(s, Privacy[tier.name], write=write, legal=legal, rules=rules) for s in space]
 

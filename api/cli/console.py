@@ -13,8 +13,8 @@ import typer
 from rich.console import Console
 
 from graph.domain.actor import Actor, Grant
-from graph.domain.model import Privacy
 from graph.domain.timeutil import parse_instant
+from graph.domain.vocabulary import Privacy
 
 if TYPE_CHECKING:  # imported when a command runs: `--help` and `--version` stay quick
     from graph.memory import Memory, View

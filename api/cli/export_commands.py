@@ -29,8 +29,9 @@ from api.cli.console import (
     reader_view,
     with_memory,
 )
-from graph.domain.model import Entity, EvidenceKind
-from graph.domain.read_records import Axis, Change, Changes, Explanation, ExportFormat, Step
+from graph.domain.model import Entity
+from graph.domain.read_records import Change, Changes, Explanation, Step
+from graph.domain.vocabulary import Axis, EvidenceKind, ExportFormat
 from graph.domain.wording import interval, quote, supported_first, when
 
 if TYPE_CHECKING:

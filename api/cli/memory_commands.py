@@ -31,8 +31,8 @@ from api.cli.console import (
     with_memory,
 )
 from graph.domain.actor import Actor
-from graph.domain.model import EntityKind, MemoryType, Privacy, Role, SelectorKind
 from graph.domain.read_records import DEFAULT_SEARCH_FIRST, Hit
+from graph.domain.vocabulary import EntityKind, MemoryType, Privacy, Role, SelectorKind
 from graph.domain.wording import interval
 
 if TYPE_CHECKING:

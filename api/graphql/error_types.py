@@ -19,20 +19,21 @@ from graphql import GraphQLError
 from strawberry.types import ExecutionContext
 
 from graph.domain import errors as domain
+from graph.domain.vocabulary import ErrorCode
 from graph.runtime import UNAVAILABLE
 
 log = logging.getLogger("engram.graphql")
 
 
-# The domain's codes, registered with Strawberry in place: one definition, in graph.domain.errors.
+# The domain's codes, registered with Strawberry in place: one definition, in the vocabulary.
 strawberry.enum(
-    domain.ErrorCode, description="Stable codes of expected failures; callers branch on these."
+    ErrorCode, description="Stable codes of expected failures; callers branch on these."
 )
 
 
 @strawberry.type(description="An expected failure: nothing was written.")
 class UserError:
-    code: domain.ErrorCode
+    code: ErrorCode
     message: str
     field: str | None = None
 
@@ -79,7 +80,7 @@ class EngramSchema(strawberry.Schema):
                 elif error.path is None:
                     # A request refused before any resolver ran: the caller's to fix.
                     error.extensions = {
-                        "code": domain.ErrorCode.VALIDATION.value,
+                        "code": ErrorCode.VALIDATION.value,
                         **(error.extensions or {}),
                     }
                 code = (error.extensions or {}).get("code")

@@ -15,7 +15,8 @@ from typing import Any
 import strawberry
 from strawberry.scalars import JSON
 
-from api.graphql.types import (
+from api.graphql.types import Privacy
+from graph.domain.vocabulary import (
     Authority,
     Cardinality,
     ClaimStatus,
@@ -24,7 +25,6 @@ from api.graphql.types import (
     EpisodeKind,
     MemoryType,
     ObservationKind,
-    Privacy,
     Role,
     SelectorKind,
 )

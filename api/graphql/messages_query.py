@@ -14,7 +14,8 @@ from typing import Annotated
 
 import strawberry
 
-from api.graphql.types import EngramInfo, Observation, Role
+from api.graphql.types import EngramInfo, Observation
+from graph.domain.vocabulary import Role
 
 
 @strawberry.type(description="A message `messages` recalled, with how it was found.")

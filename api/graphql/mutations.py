@@ -39,18 +39,11 @@ from api.graphql.payloads import (
     PredicateRulesPayload,
     UnmergePayload,
 )
-from api.graphql.types import (
-    Artifact,
-    Cardinality,
-    Claim,
-    EngramInfo,
-    Episode,
-    Observation,
-    Space,
-)
+from api.graphql.types import Artifact, Claim, EngramInfo, Episode, Observation, Space
 from graph.domain.errors import ValidationFailed
 from graph.domain.model import Claim as DomainClaim
-from graph.domain.model import MemoryType as DomainMemoryType
+from graph.domain.vocabulary import Cardinality
+from graph.domain.vocabulary import MemoryType as DomainMemoryType
 from graph.memory import View
 
 

@@ -8,15 +8,8 @@ from datetime import datetime
 import strawberry
 
 from api.graphql.error_types import UserError
-from api.graphql.types import (
-    Artifact,
-    Cardinality,
-    Claim,
-    Episode,
-    Observation,
-    Space,
-    from_record,
-)
+from api.graphql.types import Artifact, Claim, Episode, Observation, Space, from_record
+from graph.domain.vocabulary import Cardinality
 
 
 @strawberry.type(description="How many current values a predicate's subject has.")

@@ -9,18 +9,16 @@ from typing import Annotated
 import strawberry
 
 from api.graphql.types import (
-    ChangeKind,
     Claim,
     EngramInfo,
     Entity,
     Episode,
     Evidence,
-    RevisionState,
-    SelectorKind,
     entity_in_view,
     from_record,
 )
 from graph.domain import read_records as answers
+from graph.domain.vocabulary import ChangeKind, RevisionState, SelectorKind
 from graph.memory import View
 
 

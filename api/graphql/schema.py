@@ -47,20 +47,8 @@ from api.graphql.read_types import (
 )
 from api.graphql.rules_query import rules_field
 from api.graphql.scalars import DATETIME
-from api.graphql.types import (
-    Axis,
-    Claim,
-    ClaimConnection,
-    Direction,
-    EngramInfo,
-    Entity,
-    EntityKind,
-    Episode,
-    MemoryType,
-    Space,
-)
+from api.graphql.types import Claim, ClaimConnection, EngramInfo, Entity, Episode, Space
 from graph.domain.errors import ValidationFailed
-from graph.domain.model import ClaimStatus
 from graph.domain.read_records import (
     DEFAULT_BUDGET,
     DEFAULT_PAGE,
@@ -68,6 +56,7 @@ from graph.domain.read_records import (
     DEFAULT_STATUSES,
     ClaimFilter,
 )
+from graph.domain.vocabulary import Axis, ClaimStatus, Direction, EntityKind, MemoryType
 from graph.memory import View
 
 

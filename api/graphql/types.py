@@ -18,12 +18,26 @@ from strawberry.types import Info
 
 from api.graphql.loaders import entity_loader, evidence_loader
 from api.graphql.request_context import EngramContext
-from graph.domain import model
-from graph.domain.cardinality import Cardinality as Cardinality
-from graph.domain.read_records import Axis as DomainAxis
-from graph.domain.read_records import ChangeKind as DomainChangeKind
-from graph.domain.read_records import Direction as DomainDirection
-from graph.domain.read_records import RevisionState as DomainRevisionState
+from graph.domain import model, vocabulary
+from graph.domain.vocabulary import (
+    ArtifactStorage,
+    Authority,
+    Axis,
+    Cardinality,
+    ChangeKind,
+    ClaimStatus,
+    CorrectionKind,
+    Direction,
+    EntityKind,
+    EpisodeKind,
+    EpisodeStatus,
+    EvidenceKind,
+    MemoryType,
+    ObservationKind,
+    RevisionState,
+    Role,
+    SelectorKind,
+)
 from graph.memory import Space as DomainSpace
 from graph.memory import View
 
@@ -45,44 +59,28 @@ def from_record(graphql_type: type[G], record: object, **given: Any) -> G:
     return graphql_type(**values)
 
 
-# Register the domain's enums with Strawberry (in place), then annotate with the domain types.
+# The vocabulary's enums, registered with Strawberry in place: GraphQL shows their names.
+# (Privacy is GraphQL's own below: the domain's tiers are ordered integers.)
 for _enum in (
-    model.MemoryType,
-    model.ClaimStatus,
-    model.EvidenceKind,
-    model.Authority,
-    model.EpisodeStatus,
-    model.EpisodeKind,
-    model.ObservationKind,
-    model.Role,
-    model.ArtifactStorage,
-    model.EntityKind,
-    model.CorrectionKind,
-    DomainDirection,
-    model.SelectorKind,
+    ArtifactStorage,
+    Authority,
+    Axis,
     Cardinality,
-    DomainRevisionState,
-    DomainAxis,
-    DomainChangeKind,
+    ChangeKind,
+    ClaimStatus,
+    CorrectionKind,
+    Direction,
+    EntityKind,
+    EpisodeKind,
+    EpisodeStatus,
+    EvidenceKind,
+    MemoryType,
+    ObservationKind,
+    RevisionState,
+    Role,
+    SelectorKind,
 ):
     strawberry.enum(_enum)
-
-MemoryType = model.MemoryType
-ClaimStatus = model.ClaimStatus
-EvidenceKind = model.EvidenceKind
-Authority = model.Authority
-EpisodeStatus = model.EpisodeStatus
-EpisodeKind = model.EpisodeKind
-ObservationKind = model.ObservationKind
-Role = model.Role
-ArtifactStorage = model.ArtifactStorage
-EntityKind = model.EntityKind
-CorrectionKind = model.CorrectionKind
-Direction = DomainDirection
-SelectorKind = model.SelectorKind
-RevisionState = DomainRevisionState
-Axis = DomainAxis
-ChangeKind = DomainChangeKind
 
 
 @strawberry.enum(description="Privacy tiers, ordered; a key cleared for a tier reads the lower.")
@@ -93,11 +91,11 @@ class Privacy(Enum):
     SECRET = "secret"
 
     @staticmethod
-    def of(tier: model.Privacy) -> Privacy:
+    def of(tier: vocabulary.Privacy) -> Privacy:
         return Privacy(tier.name.lower())
 
-    def tier(self) -> model.Privacy:
-        return model.Privacy[self.name]
+    def tier(self) -> vocabulary.Privacy:
+        return vocabulary.Privacy[self.name]
 
 
 @strawberry.type(description="A memory space: the unit of tenancy; nothing crosses spaces.")

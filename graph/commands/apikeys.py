@@ -39,7 +39,7 @@ from neomodel import (
 
 from graph.domain.actor import SPACE_NAME, Actor, Grant
 from graph.domain.errors import ValidationFailed
-from graph.domain.model import Privacy
+from graph.domain.vocabulary import Privacy
 from graph.store.db import Graph
 from graph.store.neomodel_bridge import bound_graph, in_neomodel
 

@@ -26,7 +26,8 @@ from graph.commands.audit import AuditLog, check_idempotency_key, find_replays, 
 from graph.commands.writing import WriteContext, new_id, run_command
 from graph.domain.actor import Actor
 from graph.domain.errors import Forbidden, Forgotten, NotFound, ValidationFailed
-from graph.domain.model import Artifact, ArtifactStorage, Privacy
+from graph.domain.model import Artifact
+from graph.domain.vocabulary import ArtifactStorage, Privacy
 from graph.store.db import Graph, run
 from graph.store.rows import artifact_record
 

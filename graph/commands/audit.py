@@ -24,7 +24,8 @@ from typing import Any, LiteralString
 from graph.commands.write_batch import Writes, write_all
 from graph.commands.writing import WriteContext, new_id
 from graph.domain.errors import Conflict, NotFound, ValidationFailed
-from graph.domain.model import Privacy, canonical_json
+from graph.domain.model import canonical_json
+from graph.domain.vocabulary import Privacy
 from graph.store.db import run
 
 MAX_IDEMPOTENCY_KEY = 200

@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import LiteralString
 
 from graph.commands.writing import WriteContext
-from graph.domain.model import EntityKind, MemoryType
+from graph.domain.vocabulary import EntityKind, MemoryType
 from graph.store.db import run
 
 MAX_CAPTION = 120

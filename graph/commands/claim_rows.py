@@ -22,9 +22,10 @@ from graph.commands.captions import caption
 from graph.commands.writing import WriteContext, new_id
 from graph.domain import memory_types as mt
 from graph.domain.intervals import Interval
-from graph.domain.model import ClaimStatus, MemoryType, Privacy, canonical_json
+from graph.domain.model import canonical_json
 from graph.domain.timeline import told_rank
 from graph.domain.timeutil import to_native_or_none
+from graph.domain.vocabulary import ClaimStatus, MemoryType, Privacy
 
 ASSERTING = frozenset({ClaimStatus.ACTIVE, ClaimStatus.DISPUTED})
 """Statuses whose rows assert their relation (a retracted row asserts nothing)."""

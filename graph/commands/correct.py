@@ -40,15 +40,14 @@ from graph.domain import memory_types as mt
 from graph.domain.actor import Actor
 from graph.domain.errors import Forbidden, Forgotten, NotFound, RevisionConflict, ValidationFailed
 from graph.domain.intervals import Interval, pieces_kept
-from graph.domain.model import (
-    Claim,
+from graph.domain.model import Claim, canonical_json
+from graph.domain.vocabulary import (
     ClaimStatus,
     CorrectionKind,
     EvidenceKind,
     MemoryType,
     Policy,
     Privacy,
-    canonical_json,
 )
 from graph.store.db import Graph, run
 from graph.store.rows import STORED_CLAIM

@@ -18,7 +18,7 @@ from graph.commands.references import EntityRef
 from graph.commands.writing import WriteContext
 from graph.domain import memory_types as mt
 from graph.domain.errors import AmbiguousSubject, NotFound
-from graph.domain.model import EntityKind
+from graph.domain.vocabulary import EntityKind
 from graph.reads.visibility import believed, holds
 from graph.store.db import run
 

@@ -24,15 +24,8 @@ from graph.commands.write_batch import APPEND_OBSERVATIONS
 from graph.commands.writing import WriteContext, new_id, run_command
 from graph.domain.actor import Actor
 from graph.domain.errors import Forbidden, Forgotten, NotFound, ValidationFailed
-from graph.domain.model import (
-    Episode,
-    EpisodeKind,
-    EpisodeStatus,
-    Observation,
-    ObservationKind,
-    Privacy,
-    Role,
-)
+from graph.domain.model import Episode, Observation
+from graph.domain.vocabulary import EpisodeKind, EpisodeStatus, ObservationKind, Privacy, Role
 from graph.store.db import Graph, run
 from graph.store.rows import episode_record, observation_record
 

@@ -20,8 +20,9 @@ from graph.commands.references import EvidenceRef
 from graph.commands.write_batch import Writes, write_all
 from graph.commands.writing import WriteContext
 from graph.domain.errors import Forgotten, NotFound, ValidationFailed
-from graph.domain.model import ROLE_AUTHORITY, Authority, EvidenceKind, Privacy, Role
+from graph.domain.model import ROLE_AUTHORITY
 from graph.domain.timeutil import to_native
+from graph.domain.vocabulary import Authority, EvidenceKind, Privacy, Role
 from graph.store.db import run
 
 FIND_OBSERVATIONS: LiteralString = """

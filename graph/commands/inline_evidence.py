@@ -32,8 +32,8 @@ from graph.commands.references import EvidenceRef
 from graph.commands.write_batch import Writes, write_all
 from graph.commands.writing import WriteContext
 from graph.domain.errors import EngramError
-from graph.domain.model import Authority, EpisodeKind, Privacy, Role
 from graph.domain.timeutil import to_native
+from graph.domain.vocabulary import Authority, EpisodeKind, Privacy, Role
 from graph.store.db import run
 
 # The open session episode of each `$sessionKeys`, newest first (one row per key that has one).

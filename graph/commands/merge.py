@@ -24,7 +24,7 @@ from graph.commands.references import EntityRef
 from graph.commands.writing import WriteContext, new_id, run_command
 from graph.domain.actor import Actor
 from graph.domain.errors import NotFound, ValidationFailed
-from graph.domain.model import Privacy
+from graph.domain.vocabulary import Privacy
 from graph.store.db import Graph, run
 
 CURRENT_MERGES: LiteralString = """

@@ -23,8 +23,9 @@ from graph.commands.rekeying import rekey_facts
 from graph.commands.writing import WriteContext, run_command
 from graph.domain import memory_types as mt
 from graph.domain.actor import Actor
-from graph.domain.cardinality import SINGLE_VALUED, Cardinality, default_cardinality
+from graph.domain.cardinality import SINGLE_VALUED, default_cardinality
 from graph.domain.errors import ValidationFailed
+from graph.domain.vocabulary import Cardinality
 from graph.reads.visibility import View
 from graph.store.db import Graph, run
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, model_validator
 
 from graph.domain import memory_types as mt
-from graph.domain.model import Authority, EntityKind, Role
+from graph.domain.vocabulary import Authority, EntityKind, Role
 
 MAX_EVIDENCE = 50
 MAX_OBSERVATION_CHARS = 100_000

@@ -33,10 +33,10 @@ from graph.commands.revisions import WritePlan, load_key_states
 from graph.commands.write_batch import write_all
 from graph.commands.writing import WriteContext, new_id
 from graph.domain import memory_types as mt
-from graph.domain.cardinality import Cardinality, fact_key_under
+from graph.domain.cardinality import fact_key_under
 from graph.domain.errors import ValidationFailed
-from graph.domain.model import Privacy
 from graph.domain.timeutil import to_native
+from graph.domain.vocabulary import Cardinality, Privacy
 from graph.store.db import run
 from graph.store.rows import STORED_CLAIM
 

@@ -18,8 +18,9 @@ from graph.commands.writing import WriteContext, new_id
 from graph.domain import memory_types as mt
 from graph.domain.errors import Forgotten, NotFound, ValidationFailed
 from graph.domain.intervals import Interval
-from graph.domain.model import Claim, ClaimStatus, MemoryType, Policy, Privacy
+from graph.domain.model import Claim
 from graph.domain.timeline import Told, shown
+from graph.domain.vocabulary import ClaimStatus, MemoryType, Policy, Privacy
 from graph.store.db import run
 from graph.store.rows import EVIDENCE_PROJECTION, STORED_CLAIM, claim_record
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 from graph.commands.claim_rows import ClaimContent, ClaimRow
 from graph.domain.intervals import Interval
-from graph.domain.model import ClaimStatus
+from graph.domain.vocabulary import ClaimStatus
 
 
 @dataclass(frozen=True)

@@ -24,8 +24,8 @@ from neo4j.exceptions import ConstraintError
 
 from graph.domain.actor import Actor
 from graph.domain.errors import NotFound, RevisionConflict
-from graph.domain.model import Privacy
 from graph.domain.timeutil import to_native
+from graph.domain.vocabulary import Privacy
 from graph.store.clock import TICK, TICK_IN_SPACE
 from graph.store.db import Graph, run
 

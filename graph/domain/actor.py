@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from graph.domain.errors import Forbidden
-from graph.domain.model import Privacy
+from graph.domain.vocabulary import Privacy
 
 SPACE_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,62}$")
 """A space's name, as spaces are created and keys grant them: lowercase, 1–63 characters."""

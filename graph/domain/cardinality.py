@@ -17,19 +17,11 @@ entities are `MANY`. A rule declared after a predicate's facts re-keys them
 from __future__ import annotations
 
 import hashlib
-from enum import StrEnum
 from typing import Any
 
 from graph.domain import memory_types as mt
 from graph.domain.model import canonical_json
-
-
-class Cardinality(StrEnum):
-    ONE = "one"
-    """One current value per subject: a new value supersedes the old in valid time."""
-    MANY = "many"
-    """Values coexist: each has a key of its own."""
-
+from graph.domain.vocabulary import Cardinality
 
 SINGLE_VALUED = frozenset(
     {

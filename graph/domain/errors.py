@@ -9,20 +9,7 @@ the CLI prints them and exits non-zero.
 
 from __future__ import annotations
 
-from enum import StrEnum
-
-
-class ErrorCode(StrEnum):
-    NOT_FOUND = "NOT_FOUND"
-    VALIDATION = "VALIDATION"
-    REVISION_CONFLICT = "REVISION_CONFLICT"
-    HISTORY_UNAVAILABLE = "HISTORY_UNAVAILABLE"
-    FORBIDDEN = "FORBIDDEN"
-    LEGAL_HOLD = "LEGAL_HOLD"
-    FORGOTTEN = "FORGOTTEN"
-    GATE_REFUSED = "GATE_REFUSED"
-    AMBIGUOUS_SUBJECT = "AMBIGUOUS_SUBJECT"
-    CONFLICT = "CONFLICT"
+from graph.domain.vocabulary import ErrorCode
 
 
 class EngramError(Exception):

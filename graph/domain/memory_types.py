@@ -20,7 +20,7 @@ from datetime import date
 from typing import Any
 
 from graph.domain.errors import GateRefused, ValidationFailed
-from graph.domain.model import Authority, EntityKind, MemoryType, Policy
+from graph.domain.vocabulary import Authority, EntityKind, MemoryType, Policy
 
 MAX_KEY_LENGTH = 512
 MAX_VALUE_BYTES = 16_384

@@ -48,100 +48,21 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from datetime import datetime
-from enum import IntEnum, StrEnum
 from typing import Any
 
-
-class MemoryType(StrEnum):
-    PROFILE = "profile"
-    PREF = "pref"
-    GOAL = "goal"
-    TASK = "task"
-    DECISION = "decision"
-    ENTITY = "entity"
-    EVENT = "event"
-    CASE = "case"
-    PATTERN = "pattern"
-    FACT = "fact"
-
-
-class Policy(StrEnum):
-    """What a second `remember` of an existing key does."""
-
-    OVERWRITE = "overwrite"
-    """The new revision supersedes the current one; history kept."""
-    VERSIONED = "versioned"
-    """Revisions coexist; the newest (or most confident) wins when composing."""
-
-
-class ClaimStatus(StrEnum):
-    ACTIVE = "active"
-    SUPERSEDED = "superseded"
-    RETRACTED = "retracted"
-    DISPUTED = "disputed"
-
-
-class CorrectionKind(StrEnum):
-    SUPERSEDE = "SUPERSEDE"
-    RETRACT = "RETRACT"
-    DISPUTE = "DISPUTE"
-
-
-class Privacy(IntEnum):
-    """Privacy tiers, ordered: a reader cleared for a tier reads it and every lower one."""
-
-    PUBLIC = 0
-    NORMAL = 1
-    PRIVATE = 2
-    SECRET = 3
-
-
-class Authority(StrEnum):
-    """How strongly a piece of evidence supports a claim."""
-
-    USER_STATED = "user_stated"
-    TOOL_OUTPUT = "tool_output"
-    DOCUMENT = "document"
-    AGENT_INFERRED = "agent_inferred"
-    IMPORTED = "imported"
-
-
-class EvidenceKind(StrEnum):
-    SUPPORTED_BY = "SUPPORTED_BY"
-    CONTRADICTED_BY = "CONTRADICTED_BY"
-    CORRECTED_BY = "CORRECTED_BY"
-
-
-class EpisodeStatus(StrEnum):
-    OPEN = "open"
-    SEALED = "sealed"
-    SUPERSEDED = "superseded"
-    TOMBSTONED = "tombstoned"
-
-
-class EpisodeKind(StrEnum):
-    CONVERSATION = "conversation"
-    TOOL_RUN = "tool_run"
-    IMPORT = "import"
-    OTHER = "other"
-
-
-class ObservationKind(StrEnum):
-    MESSAGE = "message"
-    TOOL_RESULT = "tool_result"
-    DOCUMENT_EXCERPT = "document_excerpt"
-    OTHER = "other"
-
-
-class Role(StrEnum):
-    """Who produced an observation; decides the authority its evidence may claim."""
-
-    USER = "user"
-    ASSISTANT = "assistant"
-    TOOL = "tool"
-    SYSTEM = "system"
-    DOCUMENT = "document"
-
+from graph.domain.vocabulary import (
+    ArtifactStorage,
+    Authority,
+    ClaimStatus,
+    EntityKind,
+    EpisodeKind,
+    EpisodeStatus,
+    EvidenceKind,
+    MemoryType,
+    ObservationKind,
+    Privacy,
+    Role,
+)
 
 ROLE_AUTHORITY: dict[Role, tuple[Authority, ...]] = {
     Role.USER: (Authority.USER_STATED, Authority.AGENT_INFERRED, Authority.IMPORTED),
@@ -153,36 +74,9 @@ ROLE_AUTHORITY: dict[Role, tuple[Authority, ...]] = {
 """Authorities evidence from an observation by each role may carry; the first is the default."""
 
 
-class ArtifactStorage(StrEnum):
-    INLINE = "inline"
-    BLOB = "blob"
-    EXTERNAL = "external"
-
-
-class EntityKind(StrEnum):
-    PERSON = "person"
-    ORG = "org"
-    PROJECT = "project"
-    REPO = "repo"
-    FILE = "file"
-    URL = "url"
-    TOPIC = "topic"
-    OTHER = "other"
-
-
 def canonical_json(value: Any) -> str:
     """One spelling per JSON value: sorted keys, no spaces, UTF-8 kept."""
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-
-
-class SelectorKind(StrEnum):
-    CLAIM = "CLAIM"
-    OBSERVATION = "OBSERVATION"
-    EPISODE = "EPISODE"
-    ARTIFACT = "ARTIFACT"
-    ENTITY = "ENTITY"
-    SUBJECT_PREDICATE = "SUBJECT_PREDICATE"
-    SPACE = "SPACE"
 
 
 @dataclass(frozen=True)

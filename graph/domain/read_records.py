@@ -9,19 +9,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from enum import StrEnum
 from typing import Any, TypedDict
 
-from graph.domain.model import (
-    Claim,
-    ClaimStatus,
-    Entity,
-    Episode,
-    EvidenceLink,
-    MemoryType,
-    Observation,
-    Role,
-)
+from graph.domain.model import Claim, Entity, Episode, EvidenceLink, Observation
+from graph.domain.vocabulary import Axis, ChangeKind, ClaimStatus, MemoryType, RevisionState, Role
 
 DEFAULT_STATUSES = (ClaimStatus.ACTIVE, ClaimStatus.DISPUTED)
 """The statuses a claim list shows unless asked otherwise."""
@@ -31,23 +22,6 @@ DEFAULT_SEARCH_FIRST = 12
 """Search hits unless asked otherwise."""
 DEFAULT_BUDGET = 2048
 """Bytes of a context snapshot unless asked otherwise."""
-
-
-class RevisionState(StrEnum):
-    """Where a claim revision stands in a view: still held, over in valid time, or replaced."""
-
-    CURRENT = "CURRENT"
-    """Valid at `asOf` and still believed at `knownAt`."""
-    ENDED = "ENDED"
-    """Still believed at `knownAt`, but its valid time ended by `asOf`."""
-    SUPERSEDED = "SUPERSEDED"
-    """Replaced by a later revision by `knownAt` (whatever its valid time)."""
-
-
-class Direction(StrEnum):
-    OUT = "OUT"
-    IN = "IN"
-    BOTH = "BOTH"
 
 
 @dataclass(frozen=True)
@@ -168,18 +142,6 @@ class ContextSnapshot:
     """Candidate lines left out because they did not fit the budget."""
 
 
-class Axis(StrEnum):
-    VALID = "VALID"
-    RECORDED = "RECORDED"
-
-
-class ChangeKind(StrEnum):
-    BEGAN = "BEGAN"
-    ENDED = "ENDED"
-    CORRECTED = "CORRECTED"
-    FORGOTTEN = "FORGOTTEN"
-
-
 @dataclass(frozen=True)
 class Forgetting:
     """What a tombstone tells: the kind of its selector and how many things of each kind went."""
@@ -212,10 +174,3 @@ class ChangeOptions(TypedDict, total=False):
 class Changes:
     changes: list[Change]
     truncated: bool
-
-
-class ExportFormat(StrEnum):
-    """What an export is written as: JSONL in the import format, or a Markdown document."""
-
-    JSONL = "jsonl"
-    MARKDOWN = "markdown"

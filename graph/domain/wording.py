@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import UTC, datetime, time
 
-from graph.domain.model import Claim, EvidenceKind, EvidenceLink
+from graph.domain.model import Claim, EvidenceLink
+from graph.domain.vocabulary import EvidenceKind
 
 QUOTE_CHARS = 280
 

@@ -31,7 +31,7 @@ from graph.commands.references import EntityRef
 from graph.commands.writing import WriteContext, new_id, run_command
 from graph.domain.actor import Actor
 from graph.domain.errors import Forgotten, LegalHold, NotFound
-from graph.domain.model import Privacy
+from graph.domain.vocabulary import Privacy
 from graph.erasure.selectors import Selection, Selector, SelectorKind, select
 from graph.store.db import Graph, run
 

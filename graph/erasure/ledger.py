@@ -14,9 +14,9 @@ from typing import Any, LiteralString
 from neo4j import AsyncManagedTransaction
 
 from graph.commands.writing import TICK_NOW, WriteContext
-from graph.domain.model import Privacy
 from graph.domain.timeline import rank_instant
 from graph.domain.timeutil import to_native
+from graph.domain.vocabulary import Privacy
 from graph.erasure.engine import CASCADE, CASCADE_REASON, Erasure, erase
 from graph.erasure.selectors import Selection
 from graph.store.clock import TICK_SPACE_BY_ID

@@ -22,8 +22,9 @@ from graph.commands.references import EntityRef
 from graph.commands.writing import WriteContext
 from graph.domain.errors import Forbidden, Forgotten, NotFound, ValidationFailed
 from graph.domain.memory_types import PREDICATE
-from graph.domain.model import Privacy, canonical_json
-from graph.domain.model import SelectorKind as SelectorKind  # a selector's kinds, re-exported
+from graph.domain.model import canonical_json
+from graph.domain.vocabulary import Privacy
+from graph.domain.vocabulary import SelectorKind as SelectorKind
 from graph.store.db import run
 
 

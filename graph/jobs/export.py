@@ -30,16 +30,8 @@ import json
 from datetime import datetime
 from typing import Any
 
-from graph.domain.model import (
-    Authority,
-    Claim,
-    ClaimStatus,
-    EvidenceKind,
-    EvidenceLink,
-    MemoryType,
-    canonical_json,
-)
-from graph.domain.read_records import ExportFormat
+from graph.domain.model import Claim, EvidenceLink, canonical_json
+from graph.domain.vocabulary import Authority, ClaimStatus, EvidenceKind, ExportFormat, MemoryType
 from graph.jobs.export_markdown import markdown
 from graph.jobs.gathering import GatheredMemory, gather_memory
 from graph.reads.visibility import View

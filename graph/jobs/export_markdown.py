@@ -21,7 +21,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from graph.domain import memory_types as mt
-from graph.domain.model import Claim, ClaimStatus, EvidenceKind, MemoryType, Privacy
+from graph.domain.model import Claim
+from graph.domain.vocabulary import ClaimStatus, EvidenceKind, MemoryType, Privacy
 from graph.domain.wording import interval, quote, supported_first, when
 from graph.jobs.gathering import GatheredMemory
 

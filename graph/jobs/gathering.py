@@ -11,7 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import LiteralString
 
-from graph.domain.model import Claim, Entity, Episode, EpisodeStatus, EvidenceLink
+from graph.domain.model import Claim, Entity, Episode, EvidenceLink
+from graph.domain.vocabulary import EpisodeStatus
 from graph.reads.listing import MAX_PAGE, ClaimFilter, list_claims
 from graph.reads.resources import entities_by_ids
 from graph.reads.visibility import View, in_history, visible

@@ -44,17 +44,18 @@ from graph.commands.references import EvidenceRef
 from graph.commands.remember import RememberInput, remember_in, validate
 from graph.commands.writing import WriteContext, begin_write
 from graph.domain.actor import Actor
-from graph.domain.errors import EngramError, ErrorCode, ValidationFailed
+from graph.domain.errors import EngramError, ValidationFailed
 from graph.domain.inputs import parse
-from graph.domain.model import (
+from graph.domain.model import canonical_json
+from graph.domain.vocabulary import (
     Authority,
     CorrectionKind,
     EpisodeKind,
     EpisodeStatus,
+    ErrorCode,
     ObservationKind,
     Privacy,
     Role,
-    canonical_json,
 )
 from graph.erasure.engine import content_fingerprint
 from graph.store.db import Graph

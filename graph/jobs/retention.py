@@ -26,7 +26,8 @@ from graph.commands.audit import AuditLog
 from graph.commands.writing import WriteContext, run_command
 from graph.domain import memory_types as mt
 from graph.domain.actor import Actor
-from graph.domain.model import MemoryType, canonical_json
+from graph.domain.model import canonical_json
+from graph.domain.vocabulary import MemoryType
 from graph.erasure.engine import erase
 from graph.erasure.forget import write_tombstone
 from graph.erasure.holds import held_ids

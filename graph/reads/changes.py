@@ -26,16 +26,11 @@ from typing import Any, LiteralString
 
 from graph.domain.errors import ValidationFailed
 from graph.domain.memory_types import POLICIES
-from graph.domain.model import Claim, Policy
-from graph.domain.read_records import (
-    Axis,
-    Change,
-    ChangeKind,
-    Changes,
-    Forgetting,
-)
+from graph.domain.model import Claim
+from graph.domain.read_records import Change, Changes, Forgetting
 from graph.domain.timeline import Told, segments
 from graph.domain.timeutil import to_native
+from graph.domain.vocabulary import Axis, ChangeKind, Policy
 from graph.reads.visibility import ASSERTING, View, believed, in_history, twin_ids
 from graph.store.db import Graph
 from graph.store.rows import CLAIM_PROJECTION, claim_record

@@ -22,8 +22,8 @@ from datetime import datetime
 from typing import Any, LiteralString
 
 from graph.domain.errors import ValidationFailed
-from graph.domain.model import Role
 from graph.domain.read_records import MessageHit
+from graph.domain.vocabulary import Role
 from graph.meaning.embeddings import Embedder
 from graph.reads.search import MIN_SIMILARITY, NEAREST, RRF_K
 from graph.reads.search_words import lucene_query

@@ -15,8 +15,9 @@ from typing import Any, Literal, LiteralString
 
 from graph.domain import memory_types as mt
 from graph.domain.errors import AmbiguousSubject, NotFound, ValidationFailed
-from graph.domain.model import Claim, Entity, EntityKind, Episode
+from graph.domain.model import Claim, Entity, Episode
 from graph.domain.timeutil import to_native
+from graph.domain.vocabulary import EntityKind
 from graph.reads.shown_claims import SHOWN_CLAIM_WITH_VISIBLE_EVIDENCE
 from graph.reads.visibility import View, believed, holds, in_history, visible
 from graph.store.db import Graph

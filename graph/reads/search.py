@@ -34,8 +34,8 @@ from dataclasses import dataclass
 from typing import Any, LiteralString, TypedDict
 
 from graph.domain.errors import ValidationFailed
-from graph.domain.model import MemoryType
-from graph.domain.read_records import DEFAULT_SEARCH_FIRST, Hit, RevisionState
+from graph.domain.read_records import DEFAULT_SEARCH_FIRST, Hit
+from graph.domain.vocabulary import MemoryType, RevisionState
 from graph.meaning.embeddings import Embedder
 from graph.reads.search_words import lucene_names_query, lucene_query
 from graph.reads.shown_claims import SHOWN_CLAIM_PROJECTION

@@ -21,8 +21,9 @@ from typing import LiteralString
 
 from graph.domain import memory_types as mt
 from graph.domain.errors import ValidationFailed
-from graph.domain.model import Claim, ClaimStatus, Entity, MemoryType
+from graph.domain.model import Claim, Entity
 from graph.domain.read_records import DEFAULT_BUDGET, ContextSnapshot
+from graph.domain.vocabulary import ClaimStatus, MemoryType
 from graph.reads.resources import entities_by_ids
 from graph.reads.visibility import View, holds, twins
 from graph.store.db import Graph

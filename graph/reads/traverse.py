@@ -16,8 +16,9 @@ from typing import Any, LiteralString
 
 from graph.domain.errors import NotFound, ValidationFailed
 from graph.domain.memory_types import PREDICATE
-from graph.domain.read_records import Direction, Explanation, Neighbourhood, Relation, Step
+from graph.domain.read_records import Explanation, Neighbourhood, Relation, Step
 from graph.domain.timeutil import to_native, to_native_or_none
+from graph.domain.vocabulary import Direction
 from graph.reads.listing import CLAIM_OF_ID_WITH_EVIDENCE, claims_and_evidence
 from graph.reads.resources import By, entity_record, named_entities_in, resolved_entity
 from graph.reads.visibility import (

@@ -18,9 +18,9 @@ from datetime import datetime
 from typing import Any, LiteralString
 
 from graph.domain.errors import HistoryUnavailable, NotFound, ValidationFailed
-from graph.domain.model import Claim, Privacy
-from graph.domain.read_records import RevisionState
+from graph.domain.model import Claim
 from graph.domain.timeutil import to_native, utc_now
+from graph.domain.vocabulary import Privacy, RevisionState
 from graph.store.db import Graph
 
 _VARIABLE = re.compile(r"^[a-z][A-Za-z0-9_]{0,31}$")

@@ -9,24 +9,20 @@ from typing import Any, LiteralString
 
 from neo4j.time import DateTime
 
-from graph.domain.model import (
-    Artifact,
+from graph.domain.model import Artifact, Claim, Episode, EvidenceLink, Observation
+from graph.domain.timeutil import to_native, to_native_or_none
+from graph.domain.vocabulary import (
     ArtifactStorage,
     Authority,
-    Claim,
     ClaimStatus,
-    Episode,
     EpisodeKind,
     EpisodeStatus,
     EvidenceKind,
-    EvidenceLink,
     MemoryType,
-    Observation,
     ObservationKind,
     Privacy,
     Role,
 )
-from graph.domain.timeutil import to_native, to_native_or_none
 
 EVIDENCE_PROJECTION: LiteralString = """
 {kind: type(e), authority: e.authority, note: e.note, recordedAt: toString(e.recordedAt),

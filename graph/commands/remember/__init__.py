@@ -27,7 +27,8 @@ from graph.commands.writing import WriteContext, run_command
 from graph.domain.actor import Actor
 from graph.domain.errors import EngramError
 from graph.domain.inputs import parse
-from graph.domain.model import Claim, MemoryType
+from graph.domain.model import Claim
+from graph.domain.vocabulary import MemoryType
 from graph.store.db import Graph
 
 __all__ = ["RememberInput", "remember", "remember_in", "validate"]

@@ -16,9 +16,9 @@ from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, JsonValue, mod
 from graph.commands.audit import check_idempotency_key
 from graph.commands.references import MAX_EVIDENCE, EntityRef, EvidenceRef
 from graph.domain import memory_types as mt
-from graph.domain.cardinality import Cardinality
 from graph.domain.errors import ValidationFailed
-from graph.domain.model import MemoryType, Privacy, canonical_json
+from graph.domain.model import canonical_json
+from graph.domain.vocabulary import Cardinality, MemoryType, Privacy
 
 
 class RememberInput(BaseModel):

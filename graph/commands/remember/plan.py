@@ -36,11 +36,11 @@ from graph.commands.revisions import KeyState, WritePlan, load_key_states, told_
 from graph.commands.telling import Corroborates, Telling, told_at_same_start
 from graph.commands.writing import WriteContext
 from graph.domain import memory_types as mt
-from graph.domain.cardinality import Cardinality, fact_key_under
+from graph.domain.cardinality import fact_key_under
 from graph.domain.errors import Conflict, EngramError, RevisionConflict, ValidationFailed
 from graph.domain.intervals import Interval
-from graph.domain.model import EvidenceKind, MemoryType, Policy, Privacy
 from graph.domain.timeline import shown
+from graph.domain.vocabulary import Cardinality, EvidenceKind, MemoryType, Policy, Privacy
 
 
 @dataclass

@@ -34,7 +34,7 @@ from graph.commands.remember.input import Path, RememberInput, validate
 from graph.commands.writing import WriteContext
 from graph.domain import memory_types as mt
 from graph.domain.errors import AmbiguousSubject, EngramError, Forbidden, ValidationFailed
-from graph.domain.model import MemoryType
+from graph.domain.vocabulary import MemoryType
 
 
 @dataclass(frozen=True)
