@@ -1,6 +1,7 @@
-"""Every face speaks the schema's words: the Python client's enums have exactly the values of the
-GraphQL enums of the same name in `schema.graphql`, its records read exactly the fields its
-documents ask for, and the MCP tools' enum arguments list the same names. Pure: no Neo4j."""
+"""Every face speaks the schema's words: the Python client's enums (the vocabulary's own) are named
+exactly as the GraphQL enums of the same name in `schema.graphql`, every document the client
+sends is valid against the schema, and the MCP tools' enum arguments list the same names.
+Pure: no Neo4j."""
 
 from __future__ import annotations
 
@@ -10,10 +11,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from graphql import GraphQLEnumType, build_schema
+from graphql import GraphQLEnumType, build_schema, parse, validate
 
+import api.client
 from api.agent_mcp.transports import build_server
-from api.client import enums
+from api.client import documents
 
 pytestmark = pytest.mark.fast
 
@@ -21,23 +23,34 @@ SCHEMA = build_schema((Path(__file__).resolve().parents[1] / "schema.graphql").r
 
 
 def client_enum_types() -> list[type[Enum]]:
+    exported = (getattr(api.client, name) for name in api.client.__all__)
     return [
         value
-        for value in vars(enums).values()
-        if isinstance(value, type)
-        and issubclass(value, Enum)
-        and value.__module__ == enums.__name__
-        and value.__name__ != "Unset"
+        for value in exported
+        if isinstance(value, type) and issubclass(value, Enum) and value.__name__ != "Unset"
     ]
 
 
+def test_the_client_speaks_the_vocabulary_itself() -> None:
+    assert {e.__module__ for e in client_enum_types()} == {"graph.domain.vocabulary"}
+    assert len(client_enum_types()) == 15
+
+
 @pytest.mark.parametrize("enum", client_enum_types(), ids=lambda e: e.__name__)
-def test_each_client_enum_has_the_values_of_the_graphql_enum_of_its_name(
+def test_each_client_enum_has_the_names_of_the_graphql_enum_of_its_name(
     enum: type[Enum],
 ) -> None:
     graphql_enum = SCHEMA.get_type(enum.__name__)
     assert isinstance(graphql_enum, GraphQLEnumType), f"no GraphQL enum {enum.__name__}"
-    assert [m.value for m in enum] == list(graphql_enum.values)
+    assert [m.name for m in enum] == list(graphql_enum.values)
+
+
+DOCUMENTS = {name: value for name, value in vars(documents).items() if name.isupper()}
+
+
+@pytest.mark.parametrize("name", sorted(set(DOCUMENTS) - {"ERRORS", "VIEW"}))
+def test_every_document_the_client_sends_is_valid_against_the_schema(name: str) -> None:
+    assert validate(SCHEMA, parse(DOCUMENTS[name])) == []
 
 
 def mcp_enums() -> dict[tuple[str, str], list[str]]:

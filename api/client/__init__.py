@@ -6,31 +6,14 @@
         engram.link("alice", EntityRef(key="entity:person:alice"), "WORKS_AT",
                     EntityRef(key="entity:org:acme"), evidence=[said.id])
 
-It talks HTTP only and imports nothing of the server (`graph/`, the rest of `api/`); it needs
-httpx (the `client` extra, `pip install '.[client]'`). Errors are raised as `EngramError`
+It talks HTTP only and imports nothing of the server but its vocabulary (the enums of
+`graph.domain.vocabulary`, standard library only, which every face speaks); it needs httpx (the
+`client` extra, `pip install '.[client]'`). Enums travel by name: `EntityKind.PERSON` is sent
+as `PERSON`. Errors are raised as `EngramError`
 subclasses whose `code` is the API's stable code (`NOT_FOUND`, `VALIDATION`, …).
 """
 
 from api.client.engram_client import AsyncEngramClient, EngramClient
-from api.client.enums import (
-    UNSET,
-    Authority,
-    Cardinality,
-    ClaimStatus,
-    CorrectionKind,
-    Direction,
-    EntityKind,
-    EpisodeKind,
-    EpisodeStatus,
-    EvidenceKind,
-    JSONValue,
-    MemoryType,
-    ObservationKind,
-    Privacy,
-    RevisionState,
-    Role,
-    SelectorKind,
-)
 from api.client.exceptions import (
     AmbiguousSubjectError,
     ConflictError,
@@ -71,6 +54,24 @@ from api.client.records import (
     Step,
 )
 from api.client.request_inputs import EntityRef, EvidenceRef, MemoryItem
+from api.client.wire import UNSET, JSONValue
+from graph.domain.vocabulary import (
+    Authority,
+    Cardinality,
+    ClaimStatus,
+    CorrectionKind,
+    Direction,
+    EntityKind,
+    EpisodeKind,
+    EpisodeStatus,
+    EvidenceKind,
+    MemoryType,
+    ObservationKind,
+    Privacy,
+    RevisionState,
+    Role,
+    SelectorKind,
+)
 
 __all__ = [
     "UNSET",

@@ -8,7 +8,7 @@
 
 Both have the same methods with the same arguments (written once, in `mutation_calls` and
 `query_calls`), return the records of `records`, and raise the exceptions of
-`exceptions`. They speak HTTP only: nothing of the server is imported.
+`exceptions`. They speak HTTP only: of the server, only the vocabulary's enums are imported.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from api.client.exceptions import (
     raise_errors,
 )
 from api.client.mutation_calls import Call
+from api.client.wire import to_wire
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -121,8 +122,9 @@ class EngramClient:
         self._http = http if http is not None else httpx.Client(timeout=timeout)
 
     def execute(self, document: str, variables: dict[str, Any] | None = None) -> dict[str, Any]:
-        """Send any GraphQL document; its `data`, or its errors raised as typed exceptions."""
-        body = {"query": document, "variables": variables or {}}
+        """Send any GraphQL document (its variables may hold enums, instants and inputs); its
+        `data`, or its errors raised as typed exceptions."""
+        body = {"query": document, "variables": to_wire(variables or {})}
         try:
             response = self._http.post(self.url, json=body, headers=self._headers)
         except httpx.TransportError as failure:
@@ -187,8 +189,9 @@ class AsyncEngramClient:
     async def execute(
         self, document: str, variables: dict[str, Any] | None = None
     ) -> dict[str, Any]:
-        """Send any GraphQL document; its `data`, or its errors raised as typed exceptions."""
-        body = {"query": document, "variables": variables or {}}
+        """Send any GraphQL document (its variables may hold enums, instants and inputs); its
+        `data`, or its errors raised as typed exceptions."""
+        body = {"query": document, "variables": to_wire(variables or {})}
         try:
             response = await self._http.post(self.url, json=body, headers=self._headers)
         except httpx.TransportError as failure:

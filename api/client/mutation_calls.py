@@ -12,17 +12,6 @@ from datetime import datetime
 from typing import Any, Generic, TypeVar
 
 from api.client import documents as docs
-from api.client.enums import (
-    UNSET,
-    CorrectionKind,
-    EpisodeKind,
-    JSONValue,
-    ObservationKind,
-    Privacy,
-    Role,
-    SelectorKind,
-    Unsettable,
-)
 from api.client.exceptions import payload_errors, raise_errors
 from api.client.records import (
     Claim,
@@ -31,7 +20,16 @@ from api.client.records import (
     Observation,
     Space,
 )
-from api.client.request_inputs import Cited, EntityRef, MemoryItem, evidence_data, instant
+from api.client.request_inputs import Cited, EntityRef, MemoryItem, cited
+from api.client.wire import UNSET, JSONValue, Unsettable, from_wire
+from graph.domain.vocabulary import (
+    CorrectionKind,
+    EpisodeKind,
+    ObservationKind,
+    Privacy,
+    Role,
+    SelectorKind,
+)
 
 T = TypeVar("T")
 Data = Mapping[str, Any]
@@ -39,7 +37,8 @@ Data = Mapping[str, Any]
 
 @dataclass(frozen=True)
 class Call(Generic[T]):
-    """A request ready to send, and how to read its `data` into a `T` (raising on errors)."""
+    """A request ready to send, and how to read its `data` into a `T` (raising on errors).
+    The variables may hold enums, instants and inputs: they go out as `wire.to_wire` says."""
 
     document: str
     variables: dict[str, Any]
@@ -51,13 +50,22 @@ def present(**fields: Any) -> dict[str, Any]:
     return {k: v for k, v in fields.items() if v is not None and v is not UNSET}
 
 
-def _payload(field: str, part: str, record: Callable[[Any], T]) -> Callable[[Data], T]:
-    """Read a mutation's payload: raise its `errors`, else build the record from `part`."""
+def _payload(field: str, part: str, record: type[T]) -> Callable[[Data], T]:
+    """Read a mutation's payload: raise its `errors`, else read the record from `part`."""
 
     def read(data: Data) -> T:
         payload = data[field]
         raise_errors(payload_errors(payload))
-        return record(payload[part])
+        return from_wire(record, payload[part])
+
+    return read
+
+
+def _payload_list(field: str, part: str, record: type[T]) -> Callable[[Data], list[T]]:
+    def read(data: Data) -> list[T]:
+        payload = data[field]
+        raise_errors(payload_errors(payload))
+        return [from_wire(record, each) for each in payload[part]]
 
     return read
 
@@ -67,7 +75,7 @@ def create_space(name: str, description: str = "") -> Call[Space]:
     return Call(
         docs.CREATE_SPACE,
         {"name": name, "description": description},
-        _payload("createSpace", "space", Space.of),
+        _payload("createSpace", "space", Space),
     )
 
 
@@ -86,14 +94,14 @@ def open_episode(
         title=title,
         kind=kind,
         participants=list(participants) if participants is not None else None,
-        startedAt=instant(started_at),
+        startedAt=started_at,
         privacy=privacy,
         idempotencyKey=idempotency_key,
     )
     return Call(
         docs.OPEN_EPISODE,
         {"space": space, "input": data},
-        _payload("openEpisode", "episode", Episode.of),
+        _payload("openEpisode", "episode", Episode),
     )
 
 
@@ -105,11 +113,11 @@ def seal_episode(
     idempotency_key: str | None = None,
 ) -> Call[Episode]:
     """Seal an open episode: it takes no more observations."""
-    data = present(episodeId=episode_id, endedAt=instant(ended_at), idempotencyKey=idempotency_key)
+    data = present(episodeId=episode_id, endedAt=ended_at, idempotencyKey=idempotency_key)
     return Call(
         docs.SEAL_EPISODE,
         {"space": space, "input": data},
-        _payload("sealEpisode", "episode", Episode.of),
+        _payload("sealEpisode", "episode", Episode),
     )
 
 
@@ -130,14 +138,14 @@ def record_observation(
         content=content,
         kind=kind,
         role=role,
-        observedAt=instant(observed_at),
+        observedAt=observed_at,
         privacy=privacy,
         idempotencyKey=idempotency_key,
     )
     return Call(
         docs.RECORD_OBSERVATION,
         {"space": space, "input": data},
-        _payload("recordObservation", "observation", Observation.of),
+        _payload("recordObservation", "observation", Observation),
     )
 
 
@@ -145,8 +153,8 @@ def remember(space: str, memory: MemoryItem) -> Call[Claim]:
     """Create or revise one claim, citing at least one piece of evidence."""
     return Call(
         docs.REMEMBER,
-        {"space": space, "input": memory.data()},
-        _payload("remember", "claim", Claim.of),
+        {"space": space, "input": memory},
+        _payload("remember", "claim", Claim),
     )
 
 
@@ -154,8 +162,8 @@ def remember_many(space: str, memories: Sequence[MemoryItem]) -> Call[list[Claim
     """Remember many claims in one transaction: all or nothing, claims in the input's order."""
     return Call(
         docs.REMEMBER_MANY,
-        {"space": space, "inputs": [m.data() for m in memories]},
-        _payload("rememberMany", "claims", lambda claims: [Claim.of(c) for c in claims]),
+        {"space": space, "inputs": list(memories)},
+        _payload_list("rememberMany", "claims", Claim),
     )
 
 
@@ -179,20 +187,20 @@ def link(
         confidence=confidence,
         importance=importance,
         privacy=privacy,
-        validFrom=instant(valid_from),
-        validTo=instant(valid_to),
+        validFrom=valid_from,
+        validTo=valid_to,
         idempotencyKey=idempotency_key,
         expectedRevision=expected_revision,
     )
     data.update(
         {
-            "from": source.data(),
+            "from": source,
             "type": relation,
-            "to": target.data(),
-            "evidence": evidence_data(evidence),
+            "to": target,
+            "evidence": cited(evidence),
         }
     )
-    return Call(docs.LINK, {"space": space, "input": data}, _payload("link", "claim", Claim.of))
+    return Call(docs.LINK, {"space": space, "input": data}, _payload("link", "claim", Claim))
 
 
 def correct(
@@ -224,9 +232,9 @@ def correct(
         claimKey=claim_key,
         kind=kind,
         reason=reason,
-        evidence=evidence_data(evidence) if evidence is not None else None,
-        object=object.data() if object is not None else None,
-        validFrom=instant(valid_from),
+        evidence=cited(evidence) if evidence is not None else None,
+        object=object,
+        validFrom=valid_from,
         confidence=confidence,
         importance=importance,
         privacy=privacy,
@@ -237,10 +245,8 @@ def correct(
     if value is not UNSET:
         data["value"] = value
     if valid_to is not UNSET:
-        data["validTo"] = instant(valid_to)
-    return Call(
-        docs.CORRECT, {"space": space, "input": data}, _payload("correct", "claim", Claim.of)
-    )
+        data["validTo"] = valid_to
+    return Call(docs.CORRECT, {"space": space, "input": data}, _payload("correct", "claim", Claim))
 
 
 def forget(
@@ -263,11 +269,11 @@ def forget(
         id=id,
         key=key,
         name=name,
-        subject=subject.data() if subject else None,
+        subject=subject,
         predicate=predicate,
     )
     return Call(
         docs.FORGET,
         {"space": space, "selector": selector, "reason": reason, "idempotencyKey": idempotency_key},
-        _payload("forget", "receipt", ForgetReceipt.of),
+        _payload("forget", "receipt", ForgetReceipt),
     )

@@ -5,10 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from api.client import documents as docs
-from api.client.enums import ClaimStatus, Direction, EntityKind, MemoryType, Role
 from api.client.mutation_calls import Call, Data, present
 from api.client.records import (
     Claim,
@@ -21,16 +20,20 @@ from api.client.records import (
     SearchHit,
     Space,
 )
-from api.client.request_inputs import EntityRef, instant
+from api.client.request_inputs import EntityRef
+from api.client.wire import from_wire
+from graph.domain.vocabulary import ClaimStatus, Direction, EntityKind, MemoryType, Role
+
+T = TypeVar("T")
 
 
 def _view(as_of: datetime | None, known_at: datetime | None) -> dict[str, Any]:
-    return {"asOf": instant(as_of), "knownAt": instant(known_at)}
+    return {"asOf": as_of, "knownAt": known_at}
 
 
 def spaces() -> Call[list[Space]]:
     """The memory spaces this key may read."""
-    return Call(docs.SPACES, {}, lambda data: [Space.of(s) for s in data["spaces"]])
+    return Call(docs.SPACES, {}, lambda data: [from_wire(Space, s) for s in data["spaces"]])
 
 
 def search(
@@ -54,7 +57,9 @@ def search(
         "includeHistory": include_history,
         **_view(as_of, known_at),
     }
-    return Call(docs.SEARCH, variables, lambda data: [SearchHit.of(h) for h in data["search"]])
+    return Call(
+        docs.SEARCH, variables, lambda data: [from_wire(SearchHit, h) for h in data["search"]]
+    )
 
 
 def messages(
@@ -75,14 +80,16 @@ def messages(
     variables = {
         "space": space,
         "query": query,
-        "from": instant(start),
-        "to": instant(end),
+        "from": start,
+        "to": end,
         "role": role,
         "episode": episode_id,
         "first": first,
         **_view(as_of, known_at),
     }
-    return Call(docs.MESSAGES, variables, lambda data: [MessageHit.of(h) for h in data["messages"]])
+    return Call(
+        docs.MESSAGES, variables, lambda data: [from_wire(MessageHit, h) for h in data["messages"]]
+    )
 
 
 def related(
@@ -99,14 +106,14 @@ def related(
     """Entities reachable from `entity` through visible relations (1–4 hops)."""
     variables = {
         "space": space,
-        "entity": entity.data(),
+        "entity": entity,
         "hops": hops,
         "relationTypes": list(relation_types) if relation_types is not None else None,
         "direction": direction,
         "first": first,
         **_view(as_of, known_at),
     }
-    return Call(docs.RELATED, variables, lambda data: Related.of(data["related"]))
+    return Call(docs.RELATED, variables, lambda data: from_wire(Related, data["related"]))
 
 
 def explain_relation(
@@ -123,14 +130,16 @@ def explain_relation(
     each step (or, when there is none, why)."""
     variables = {
         "space": space,
-        "from": source.data(),
-        "to": target.data(),
+        "from": source,
+        "to": target,
         "maxHops": max_hops,
         "first": first,
         **_view(as_of, known_at),
     }
     return Call(
-        docs.EXPLAIN_RELATION, variables, lambda data: Explanation.of(data["explainRelation"])
+        docs.EXPLAIN_RELATION,
+        variables,
+        lambda data: from_wire(Explanation, data["explainRelation"]),
     )
 
 
@@ -143,7 +152,7 @@ def context(
 ) -> Call[ContextSnapshot]:
     """The core snapshot for a prompt, never over `budget_bytes`."""
     variables = {"space": space, "budgetBytes": budget_bytes, **_view(as_of, known_at)}
-    return Call(docs.CONTEXT, variables, lambda data: ContextSnapshot.of(data["context"]))
+    return Call(docs.CONTEXT, variables, lambda data: from_wire(ContextSnapshot, data["context"]))
 
 
 def claims(
@@ -164,7 +173,7 @@ def claims(
     filter = present(
         type=type,
         keyPrefix=key_prefix,
-        subject=subject.data() if subject else None,
+        subject=subject,
         predicate=predicate,
         statuses=list(statuses) if statuses is not None else None,
     )
@@ -175,7 +184,7 @@ def claims(
         "after": after,
         **_view(as_of, known_at),
     }
-    return Call(docs.CLAIMS, variables, lambda data: ClaimPage.of(data["claims"]))
+    return Call(docs.CLAIMS, variables, lambda data: from_wire(ClaimPage, data["claims"]))
 
 
 CLAIM_LOOKUP_PAGE = 100
@@ -188,7 +197,7 @@ def claim(
     """The newest visible claim with exactly this key, or None."""
 
     def read(data: Data) -> Claim | None:
-        page = ClaimPage.of(data["claims"])
+        page = from_wire(ClaimPage, data["claims"])
         return next((c for c in page.claims if c.key == key), None)
 
     lookup = claims(space, key_prefix=key, first=CLAIM_LOOKUP_PAGE, as_of=as_of, known_at=known_at)
@@ -197,9 +206,11 @@ def claim(
 
 def claim_history(space: str, key: str, *, known_at: datetime | None = None) -> Call[list[Claim]]:
     """Every revision of a key, with both intervals and reasons."""
-    variables = {"space": space, "key": key, "knownAt": instant(known_at)}
+    variables = {"space": space, "key": key, "knownAt": known_at}
     return Call(
-        docs.CLAIM_HISTORY, variables, lambda data: [Claim.of(c) for c in data["claimHistory"]]
+        docs.CLAIM_HISTORY,
+        variables,
+        lambda data: [from_wire(Claim, c) for c in data["claimHistory"]],
     )
 
 
@@ -223,4 +234,8 @@ def entity(
         "kind": kind,
         **_view(as_of, known_at),
     }
-    return Call(docs.ENTITY, variables, lambda data: Entity.maybe(data["entity"]))
+    return Call(docs.ENTITY, variables, lambda data: _maybe(Entity, data["entity"]))
+
+
+def _maybe(record: type[T], data: Data | None) -> T | None:
+    return from_wire(record, data) if data is not None else None

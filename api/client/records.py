@@ -1,21 +1,19 @@
-"""Typed records of the API's answers: frozen dataclasses built from GraphQL data
-(`Claim.of(data)`), with aware `datetime`s and the enums of `enums`."""
+"""Typed records of the API's answers: frozen dataclasses, each asked for and read by its own
+fields (`wire.selection`, `wire.from_wire`), with aware `datetime`s and the vocabulary's enums."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
 
-from api.client.enums import (
+from api.client.wire import JSONValue
+from graph.domain.vocabulary import (
     Authority,
     ClaimStatus,
     EntityKind,
     EpisodeKind,
     EpisodeStatus,
     EvidenceKind,
-    JSONValue,
     MemoryType,
     ObservationKind,
     Privacy,
@@ -24,24 +22,12 @@ from api.client.enums import (
 )
 
 
-def _time(value: Any) -> datetime | None:
-    return datetime.fromisoformat(value) if value is not None else None
-
-
-def _required_time(value: Any) -> datetime:
-    return datetime.fromisoformat(value)
-
-
 @dataclass(frozen=True)
 class Space:
     id: str
     name: str
     description: str
     recorded_at: datetime
-
-    @classmethod
-    def of(cls, d: Mapping[str, Any]) -> Space:
-        return cls(d["id"], d["name"], d["description"], _required_time(d["recordedAt"]))
 
 
 @dataclass(frozen=True)
@@ -54,19 +40,6 @@ class Episode:
     started_at: datetime
     ended_at: datetime | None
     recorded_at: datetime
-
-    @classmethod
-    def of(cls, d: Mapping[str, Any]) -> Episode:
-        return cls(
-            d["id"],
-            d["title"],
-            EpisodeKind(d["kind"]),
-            EpisodeStatus(d["status"]),
-            list(d["participants"]),
-            _required_time(d["startedAt"]),
-            _time(d["endedAt"]),
-            _required_time(d["recordedAt"]),
-        )
 
 
 @dataclass(frozen=True)
@@ -81,20 +54,6 @@ class Observation:
     privacy: Privacy
     recorded_at: datetime
 
-    @classmethod
-    def of(cls, d: Mapping[str, Any]) -> Observation:
-        return cls(
-            d["id"],
-            d["episodeId"],
-            d["seq"],
-            ObservationKind(d["kind"]),
-            Role(d["role"]),
-            d["content"],
-            _required_time(d["observedAt"]),
-            Privacy(d["privacy"]),
-            _required_time(d["recordedAt"]),
-        )
-
 
 @dataclass(frozen=True)
 class Entity:
@@ -106,23 +65,6 @@ class Entity:
     aliases: list[str]
     merged_from: list[str]
     recorded_at: datetime
-
-    @classmethod
-    def of(cls, d: Mapping[str, Any]) -> Entity:
-        return cls(
-            d["id"],
-            d["key"],
-            EntityKind(d["kind"]),
-            d["canonical"],
-            d["name"],
-            list(d["aliases"]),
-            list(d["mergedFrom"]),
-            _required_time(d["recordedAt"]),
-        )
-
-    @classmethod
-    def maybe(cls, d: Mapping[str, Any] | None) -> Entity | None:
-        return cls.of(d) if d is not None else None
 
 
 @dataclass(frozen=True)
@@ -137,21 +79,6 @@ class Evidence:
     text: str | None
     locator: str | None
     observed_at: datetime | None
-
-    @classmethod
-    def of(cls, d: Mapping[str, Any]) -> Evidence:
-        return cls(
-            EvidenceKind(d["kind"]),
-            Authority(d["authority"]),
-            _required_time(d["recordedAt"]),
-            d["note"],
-            d["observationId"],
-            d["artifactId"],
-            d["episodeId"],
-            d["text"],
-            d["locator"],
-            _time(d["observedAt"]),
-        )
 
 
 @dataclass(frozen=True)
@@ -180,42 +107,12 @@ class Claim:
     subject: Entity | None
     object: Entity | None
 
-    @classmethod
-    def of(cls, d: Mapping[str, Any]) -> Claim:
-        return cls(
-            d["id"],
-            d["key"],
-            d["revision"],
-            MemoryType(d["type"]),
-            ClaimStatus(d["status"]),
-            d["predicate"],
-            d["value"],
-            d["text"],
-            d["confidence"],
-            d["importance"],
-            Privacy(d["privacy"]),
-            d["pinned"],
-            d["reason"],
-            d["actor"],
-            _time(d["validFrom"]),
-            _time(d["validTo"]),
-            _required_time(d["recordedAt"]),
-            _time(d["supersededAt"]),
-            [Evidence.of(e) for e in d["evidence"]],
-            Entity.maybe(d["subject"]),
-            Entity.maybe(d["object"]),
-        )
-
 
 @dataclass(frozen=True)
 class ClaimPage:
-    claims: list[Claim]
+    claims: list[Claim] = field(metadata={"wire": "nodes"})
     end_cursor: str | None
     has_next_page: bool
-
-    @classmethod
-    def of(cls, d: Mapping[str, Any]) -> ClaimPage:
-        return cls([Claim.of(c) for c in d["nodes"]], d["endCursor"], d["hasNextPage"])
 
 
 @dataclass(frozen=True)
@@ -227,10 +124,6 @@ class SearchHit:
     state: RevisionState
     """CURRENT, or with `include_history` also ENDED or SUPERSEDED."""
 
-    @classmethod
-    def of(cls, d: Mapping[str, Any]) -> SearchHit:
-        return cls(Claim.of(d["claim"]), d["score"], list(d["sources"]), RevisionState(d["state"]))
-
 
 @dataclass(frozen=True)
 class MessageHit:
@@ -241,18 +134,14 @@ class MessageHit:
     sources: list[str]
     """The lists that found it: words, meaning, or time (a window without a query)."""
 
-    @classmethod
-    def of(cls, d: Mapping[str, Any]) -> MessageHit:
-        return cls(Observation.of(d["observation"]), d["score"], list(d["sources"]))
-
 
 @dataclass(frozen=True)
 class Relation:
     """A typed relation between two entities (`source` -[type]-> `target`)."""
 
     type: str
-    source: Entity | None
-    target: Entity | None
+    source: Entity | None = field(metadata={"wire": "from"})
+    target: Entity | None = field(metadata={"wire": "to"})
     valid_from: datetime | None
     valid_to: datetime | None
     recorded_at: datetime
@@ -261,22 +150,6 @@ class Relation:
     status: str | None
     confidence: float | None
     reason: str | None
-
-    @classmethod
-    def of(cls, d: Mapping[str, Any]) -> Relation:
-        return cls(
-            d["type"],
-            Entity.maybe(d["from"]),
-            Entity.maybe(d["to"]),
-            _time(d["validFrom"]),
-            _time(d["validTo"]),
-            _required_time(d["recordedAt"]),
-            d["claimId"],
-            d["claimKey"],
-            d["status"],
-            d["confidence"],
-            d["reason"],
-        )
 
 
 @dataclass(frozen=True)
@@ -291,34 +164,15 @@ class Related:
     relations: list[Relation]
     truncated: bool
 
-    @classmethod
-    def of(cls, d: Mapping[str, Any]) -> Related:
-        return cls(
-            [RelatedEntity(Entity.of(n["entity"]), n["distance"]) for n in d["nodes"]],
-            [Relation.of(r) for r in d["relations"]],
-            d["truncated"],
-        )
-
 
 @dataclass(frozen=True)
 class Step:
     relation: Relation
     direction: str
-    source: Entity | None
-    target: Entity | None
+    source: Entity | None = field(metadata={"wire": "from"})
+    target: Entity | None = field(metadata={"wire": "to"})
     claim: Claim | None
     evidence: list[Evidence]
-
-    @classmethod
-    def of(cls, d: Mapping[str, Any]) -> Step:
-        return cls(
-            Relation.of(d["relation"]),
-            d["direction"],
-            Entity.maybe(d["from"]),
-            Entity.maybe(d["to"]),
-            Claim.of(d["claim"]) if d["claim"] is not None else None,
-            [Evidence.of(e) for e in d["evidence"]],
-        )
 
 
 @dataclass(frozen=True)
@@ -333,11 +187,6 @@ class Explanation:
     reason: str | None
     """Why there is no path, when there is none."""
 
-    @classmethod
-    def of(cls, d: Mapping[str, Any]) -> Explanation:
-        paths = [Path([Step.of(s) for s in p["steps"]], p["length"]) for p in d["paths"]]
-        return cls(paths, d["reason"])
-
 
 @dataclass(frozen=True)
 class ContextSnapshot:
@@ -345,10 +194,6 @@ class ContextSnapshot:
     bytes: int
     keys: list[str]
     omitted: int
-
-    @classmethod
-    def of(cls, d: Mapping[str, Any]) -> ContextSnapshot:
-        return cls(d["text"], d["bytes"], list(d["keys"]), d["omitted"])
 
 
 @dataclass(frozen=True)
@@ -365,18 +210,3 @@ class ForgetReceipt:
     made_inactive: int
     whole_space: bool
     replayed: bool
-
-    @classmethod
-    def of(cls, d: Mapping[str, Any]) -> ForgetReceipt:
-        return cls(
-            d["tombstoneId"],
-            _required_time(d["watermark"]),
-            d["claims"],
-            d["observations"],
-            d["episodes"],
-            d["artifacts"],
-            d["entities"],
-            d["madeInactive"],
-            d["wholeSpace"],
-            d["replayed"],
-        )

@@ -1,17 +1,18 @@
-"""What the client sends: entity and evidence references and one claim to remember."""
+"""What the client sends: entity and evidence references and one claim to remember. Each goes
+out as its given fields (`wire.to_wire`)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, TypeAlias
+from typing import TypeAlias
 
-from api.client.enums import (
+from api.client.wire import JSONValue
+from graph.domain.vocabulary import (
     Authority,
     Cardinality,
     EntityKind,
-    JSONValue,
     MemoryType,
     Privacy,
     Role,
@@ -34,10 +35,6 @@ class EntityRef:
         if self.kind is not None and self.name is None:
             raise ValueError("an EntityRef's kind goes with a name")
 
-    def data(self) -> dict[str, str]:
-        parts = (("id", self.id), ("key", self.key), ("name", self.name), ("kind", self.kind))
-        return {k: v for k, v in parts if v is not None}
-
 
 @dataclass(frozen=True, kw_only=True)
 class EvidenceRef:
@@ -54,25 +51,13 @@ class EvidenceRef:
     authority: Authority | None = None
     note: str | None = None
 
-    def data(self) -> dict[str, str]:
-        pairs = (
-            ("observationId", self.observation_id),
-            ("artifactId", self.artifact_id),
-            ("text", self.text),
-            ("role", self.role),
-            ("observedAt", instant(self.observed_at)),
-            ("episodeId", self.episode_id),
-            ("authority", self.authority),
-            ("note", self.note),
-        )
-        return {k: v for k, v in pairs if v is not None}
-
 
 Cited: TypeAlias = "EvidenceRef | str"
 
 
-def evidence_data(evidence: Sequence[Cited]) -> list[dict[str, str]]:
-    return [{"observationId": e} if isinstance(e, str) else e.data() for e in evidence]
+def cited(evidence: Sequence[Cited]) -> list[EvidenceRef]:
+    """Evidence as references (a plain `str` is an observation id)."""
+    return [EvidenceRef(observation_id=e) if isinstance(e, str) else e for e in evidence]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -97,28 +82,5 @@ class MemoryItem:
     pinned: bool | None = None
     cardinality: Cardinality | None = None
 
-    def data(self) -> dict[str, Any]:
-        fields: dict[str, Any] = {
-            "evidence": evidence_data(self.evidence),
-            "key": self.key,
-            "type": self.type,
-            "subject": self.subject.data() if self.subject else None,
-            "predicate": self.predicate,
-            "object": self.object.data() if self.object else None,
-            "value": self.value,
-            "confidence": self.confidence,
-            "importance": self.importance,
-            "privacy": self.privacy,
-            "validFrom": instant(self.valid_from),
-            "validTo": instant(self.valid_to),
-            "idempotencyKey": self.idempotency_key,
-            "expectedRevision": self.expected_revision,
-            "pinned": self.pinned,
-            "cardinality": self.cardinality,
-        }
-        return {k: v for k, v in fields.items() if v is not None}
-
-
-def instant(value: datetime | None) -> str | None:
-    """A time as the API's `DateTime` (give it a UTC offset: a naive one is `VALIDATION`)."""
-    return value.isoformat() if value is not None else None
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "evidence", cited(self.evidence))
