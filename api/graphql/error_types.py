@@ -25,12 +25,6 @@ from graph.runtime import UNAVAILABLE
 log = logging.getLogger("engram.graphql")
 
 
-# The domain's codes, registered with Strawberry in place: one definition, in the vocabulary.
-strawberry.enum(
-    ErrorCode, description="Stable codes of expected failures; callers branch on these."
-)
-
-
 @strawberry.type(description="An expected failure: nothing was written.")
 class UserError:
     code: ErrorCode

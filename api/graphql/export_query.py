@@ -16,8 +16,6 @@ import strawberry
 from api.graphql.types import EngramInfo
 from graph.memory import ExportFormat
 
-strawberry.enum(ExportFormat, description="JSONL (the import format) or a Markdown document.")
-
 
 async def export_memory(
     info: EngramInfo,

@@ -22,21 +22,14 @@ from graph.domain import model, vocabulary
 from graph.domain.vocabulary import (
     ArtifactStorage,
     Authority,
-    Axis,
-    Cardinality,
-    ChangeKind,
     ClaimStatus,
-    CorrectionKind,
-    Direction,
     EntityKind,
     EpisodeKind,
     EpisodeStatus,
     EvidenceKind,
     MemoryType,
     ObservationKind,
-    RevisionState,
     Role,
-    SelectorKind,
 )
 from graph.memory import Space as DomainSpace
 from graph.memory import View
@@ -57,30 +50,6 @@ def from_record(graphql_type: type[G], record: object, **given: Any) -> G:
         if getattr(f, "base_resolver", None) is None  # resolved fields load themselves
     }
     return graphql_type(**values)
-
-
-# The vocabulary's enums, registered with Strawberry in place: GraphQL shows their names.
-# (Privacy is GraphQL's own below: the domain's tiers are ordered integers.)
-for _enum in (
-    ArtifactStorage,
-    Authority,
-    Axis,
-    Cardinality,
-    ChangeKind,
-    ClaimStatus,
-    CorrectionKind,
-    Direction,
-    EntityKind,
-    EpisodeKind,
-    EpisodeStatus,
-    EvidenceKind,
-    MemoryType,
-    ObservationKind,
-    RevisionState,
-    Role,
-    SelectorKind,
-):
-    strawberry.enum(_enum)
 
 
 @strawberry.enum(description="Privacy tiers, ordered; a key cleared for a tier reads the lower.")

@@ -46,7 +46,6 @@ from graph.domain.vocabulary import (
     CorrectionKind,
     EvidenceKind,
     MemoryType,
-    Policy,
     Privacy,
 )
 from graph.store.db import Graph, run
@@ -319,7 +318,7 @@ async def _supersede(
     for piece in pieces_kept(old_interval, interval, keep_tail=False):
         kept = plan.restate(ctx, old_row, state, piece)
         evidence_plan.copy_support(old_row, kept.id)
-    if mt.POLICIES[memory_type] is Policy.OVERWRITE and interval.start != old_interval.start:
+    if mt.overwrites(memory_type) and interval.start != old_interval.start:
         # Told facts stand side by side (the view chooses between them), but one tier line
         # holds one told fact per `validFrom`: a correction moved onto another fact's start
         # replaces it, as a new telling there would.

@@ -20,7 +20,7 @@ from graph.domain.errors import Forgotten, NotFound, ValidationFailed
 from graph.domain.intervals import Interval
 from graph.domain.model import Claim
 from graph.domain.timeline import Told, shown
-from graph.domain.vocabulary import ClaimStatus, MemoryType, Policy, Privacy
+from graph.domain.vocabulary import ClaimStatus, MemoryType, Privacy
 from graph.store.db import run
 from graph.store.rows import EVIDENCE_PROJECTION, STORED_CLAIM, claim_record
 
@@ -160,7 +160,7 @@ async def current_of_key(ctx: WriteContext, key: str) -> str:
         raise NotFound(
             f"no current claim with key {key!r} in space {ctx.space!r}", field="claimKey"
         )
-    if mt.POLICIES[current[0].type] is Policy.OVERWRITE and len(current) > 1:
+    if mt.overwrites(current[0].type) and len(current) > 1:
         # Told facts of a one-value key stand side by side: the key names the one shown now
         # (else, when none holds now, the one that would be shown last).
         told = {row.id: told_fact(row) for row in current}

@@ -3,7 +3,7 @@
     parse_key("pref:writing:tone")
     ParsedKey(type=<MemoryType.PREF: 'pref'>, parts=('writing', 'tone'))
     POLICIES[MemoryType.PREF]
-    <Policy.OVERWRITE: 'overwrite'>
+    <ConflictPolicy.OVERWRITE: 'overwrite'>
     check_gate(MemoryType.PROFILE, confidence=0.5, authorities={Authority.USER_STATED})
     GateRefused: profile claims need confidence ≥ 0.8 (got 0.5); …
 
@@ -17,10 +17,11 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date
+from enum import StrEnum
 from typing import Any
 
 from graph.domain.errors import GateRefused, ValidationFailed
-from graph.domain.vocabulary import Authority, EntityKind, MemoryType, Policy
+from graph.domain.vocabulary import Authority, EntityKind, MemoryType
 
 MAX_KEY_LENGTH = 512
 MAX_VALUE_BYTES = 16_384
@@ -72,18 +73,33 @@ PARTS: dict[MemoryType, tuple[str, ...]] = {
 }
 """The parts after `<type>:`; a fact key may omit its object part (a literal-valued fact)."""
 
-POLICIES: dict[MemoryType, Policy] = {
-    MemoryType.PROFILE: Policy.VERSIONED,
-    MemoryType.PREF: Policy.OVERWRITE,
-    MemoryType.GOAL: Policy.OVERWRITE,
-    MemoryType.TASK: Policy.OVERWRITE,
-    MemoryType.DECISION: Policy.VERSIONED,
-    MemoryType.ENTITY: Policy.OVERWRITE,
-    MemoryType.EVENT: Policy.VERSIONED,
-    MemoryType.CASE: Policy.OVERWRITE,
-    MemoryType.PATTERN: Policy.OVERWRITE,
-    MemoryType.FACT: Policy.OVERWRITE,
+
+class ConflictPolicy(StrEnum):
+    """What a second `remember` of an existing key does."""
+
+    OVERWRITE = "overwrite"
+    """The new revision supersedes the current one; history kept."""
+    VERSIONED = "versioned"
+    """Revisions coexist; the newest (or most confident) wins when composing."""
+
+
+POLICIES: dict[MemoryType, ConflictPolicy] = {
+    MemoryType.PROFILE: ConflictPolicy.VERSIONED,
+    MemoryType.PREF: ConflictPolicy.OVERWRITE,
+    MemoryType.GOAL: ConflictPolicy.OVERWRITE,
+    MemoryType.TASK: ConflictPolicy.OVERWRITE,
+    MemoryType.DECISION: ConflictPolicy.VERSIONED,
+    MemoryType.ENTITY: ConflictPolicy.OVERWRITE,
+    MemoryType.EVENT: ConflictPolicy.VERSIONED,
+    MemoryType.CASE: ConflictPolicy.OVERWRITE,
+    MemoryType.PATTERN: ConflictPolicy.OVERWRITE,
+    MemoryType.FACT: ConflictPolicy.OVERWRITE,
 }
+
+
+def overwrites(memory_type: MemoryType) -> bool:
+    """Whether a new revision of this type's key supersedes the current one."""
+    return POLICIES[memory_type] is ConflictPolicy.OVERWRITE
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,29 @@ from __future__ import annotations
 
 from enum import IntEnum, StrEnum
 
+__all__ = [
+    "ArtifactStorage",
+    "Authority",
+    "Axis",
+    "Cardinality",
+    "ChangeKind",
+    "ClaimStatus",
+    "CorrectionKind",
+    "Direction",
+    "EntityKind",
+    "EpisodeKind",
+    "EpisodeStatus",
+    "ErrorCode",
+    "EvidenceKind",
+    "ExportFormat",
+    "MemoryType",
+    "ObservationKind",
+    "Privacy",
+    "RevisionState",
+    "Role",
+    "SelectorKind",
+]
+
 
 class MemoryType(StrEnum):
     PROFILE = "profile"
@@ -22,15 +45,6 @@ class MemoryType(StrEnum):
     CASE = "case"
     PATTERN = "pattern"
     FACT = "fact"
-
-
-class Policy(StrEnum):
-    """What a second `remember` of an existing key does."""
-
-    OVERWRITE = "overwrite"
-    """The new revision supersedes the current one; history kept."""
-    VERSIONED = "versioned"
-    """Revisions coexist; the newest (or most confident) wins when composing."""
 
 
 class ClaimStatus(StrEnum):

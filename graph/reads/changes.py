@@ -25,12 +25,12 @@ from datetime import datetime
 from typing import Any, LiteralString
 
 from graph.domain.errors import ValidationFailed
-from graph.domain.memory_types import POLICIES
+from graph.domain.memory_types import POLICIES, ConflictPolicy
 from graph.domain.model import Claim
 from graph.domain.read_records import Change, Changes, Forgetting
 from graph.domain.timeline import Told, segments
 from graph.domain.timeutil import to_native
-from graph.domain.vocabulary import Axis, ChangeKind, Policy
+from graph.domain.vocabulary import Axis, ChangeKind
 from graph.reads.visibility import ASSERTING, View, believed, in_history, twin_ids
 from graph.store.db import Graph
 from graph.store.rows import CLAIM_PROJECTION, claim_record
@@ -164,7 +164,7 @@ def _valid_changes(
 ) -> list[Change]:
     claims = [claim_record(props, known_at=known_at) for props in rows]
     by_id = {claim.id: claim for claim in claims}
-    if POLICIES[claims[0].type] is Policy.VERSIONED:
+    if POLICIES[claims[0].type] is ConflictPolicy.VERSIONED:
         # Versioned revisions coexist: each begins and ends on its own.
         timeline = [(c.valid_from, c.valid_to, c) for c in claims]
     else:

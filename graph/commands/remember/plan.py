@@ -39,8 +39,9 @@ from graph.domain import memory_types as mt
 from graph.domain.cardinality import fact_key_under
 from graph.domain.errors import Conflict, EngramError, RevisionConflict, ValidationFailed
 from graph.domain.intervals import Interval
+from graph.domain.memory_types import ConflictPolicy
 from graph.domain.timeline import shown
-from graph.domain.vocabulary import Cardinality, EvidenceKind, MemoryType, Policy, Privacy
+from graph.domain.vocabulary import Cardinality, EvidenceKind, MemoryType, Privacy
 
 
 @dataclass
@@ -333,7 +334,7 @@ def _told(
     # A key's rows at each tier are a line of their own: a write changes only its own tier's
     # line, so no reader below a tier ever sees its rows ended by a write it cannot see.
     replaced: list[ClaimRow] = []
-    if policy is Policy.OVERWRITE:
+    if policy is ConflictPolicy.OVERWRITE:
         decision = told_at_same_start(state.line(item.privacy), content, interval)
         if isinstance(decision, Corroborates):
             for resolved in cited:
@@ -362,7 +363,7 @@ def _told(
     row.fact_id = (replaced[0].fact_id or replaced[0].id) if replaced else row.id
     row.told_seq = told.seq
     row.by_naming = told.by_naming
-    if policy is Policy.OVERWRITE:
+    if policy is ConflictPolicy.OVERWRITE:
         revises = replaced[0].id if replaced else None
     else:
         revises = state.latest_current_id(item.privacy)
