@@ -22,11 +22,12 @@ from dataclasses import dataclass, field
 from typing import Any, LiteralString
 
 from graph.commands.write_batch import Writes, write_all
-from graph.commands.writing import WriteContext, new_id
+from graph.commands.writing import WriteContext, new_id, run_command
+from graph.domain.actor import Actor
 from graph.domain.errors import Conflict, NotFound, ValidationFailed
 from graph.domain.model import canonical_json
 from graph.domain.vocabulary import Privacy
-from graph.store.db import run
+from graph.store.db import Graph, run
 
 MAX_IDEMPOTENCY_KEY = 200
 
@@ -135,32 +136,42 @@ async def find_replays(
     return replays
 
 
+@dataclass(frozen=True)
+class Undo:
+    """An undo of an earlier act (an unmerge, a hold's release): `query` takes `$id` and
+    `$reason` and answers whether it was `already` undone; audited as `action`."""
+
+    query: LiteralString
+    action: str
+    what: str
+    """What the id names, for `NOT_FOUND` ("merge", "legal hold")."""
+    field: str
+    already: str
+
+
 async def undo_once(
-    ctx: WriteContext,
-    undo: LiteralString,
-    target_id: str,
-    *,
-    action: str,
-    missing: NotFound,
-    already: str,
-    **params: Any,
+    graph: Graph, space: str, actor: Actor, undo: Undo, target_id: str, reason: str
 ) -> bool:
-    """Run an `undo` of an earlier act (an unmerge, a hold's release) in the space, at the
-    writer's tier: `missing` raised when it finds nothing, False when its `already` column says
-    it was undone before, else audited as `action` and True."""
-    rows = await run(
-        ctx.tx,
-        undo,
-        spaceId=ctx.space_id,
-        now=ctx.now,
-        maxPrivacy=int(ctx.max_privacy),
-        **params,
-    )
-    if not rows:
-        raise missing
-    if rows[0][already]:
-        return False
-    audit = AuditLog()
-    audit.add(action, [target_id])
-    await audit.write(ctx)
-    return True
+    """Run `undo` on `target_id` in the space, at the writer's tier: `NOT_FOUND` when it finds
+    nothing, False when it was undone before, else audited and True."""
+
+    async def work(ctx: WriteContext) -> bool:
+        rows = await run(
+            ctx.tx,
+            undo.query,
+            id=target_id,
+            reason=reason,
+            spaceId=ctx.space_id,
+            now=ctx.now,
+            maxPrivacy=int(ctx.max_privacy),
+        )
+        if not rows:
+            raise NotFound(f"no {undo.what} {target_id!r} in space {space!r}", field=undo.field)
+        if rows[0][undo.already]:
+            return False
+        audit = AuditLog()
+        audit.add(undo.action, [target_id])
+        await audit.write(ctx)
+        return True
+
+    return await run_command(graph, space, actor, work)

@@ -14,6 +14,7 @@ from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 
 from graph.commands.audit import (
     AuditLog,
+    Undo,
     check_idempotency_key,
     find_replays,
     request_hash,
@@ -23,7 +24,7 @@ from graph.commands.entity_refs import resolve_entities
 from graph.commands.references import EntityRef
 from graph.commands.writing import WriteContext, new_id, run_command
 from graph.domain.actor import Actor
-from graph.domain.errors import NotFound, ValidationFailed
+from graph.domain.errors import ValidationFailed
 from graph.domain.vocabulary import Privacy
 from graph.store.db import Graph, run
 
@@ -43,13 +44,19 @@ SET m = $props, m.recordedAt = $now,
                        CASE WHEN x > p THEN x ELSE p END)
 """
 
-UNDO_MERGE: LiteralString = """
-MATCH (:Entity)-[m:MERGED_INTO {mergeId: $mergeId}]->(:Entity)
+UNMERGE = Undo(
+    query="""
+MATCH (:Entity)-[m:MERGED_INTO {mergeId: $id}]->(:Entity)
 WHERE m.spaceId = $spaceId AND m.privacy <= $maxPrivacy
 WITH m, m.supersededAt IS NOT NULL AS alreadyUndone
 SET m.supersededAt = coalesce(m.supersededAt, $now), m.undoReason = coalesce(m.undoReason, $reason)
 RETURN alreadyUndone
-"""
+""",
+    action="unmergeEntities",
+    what="merge",
+    field="mergeId",
+    already="alreadyUndone",
+)
 
 
 class MergeInput(BaseModel):
@@ -136,17 +143,4 @@ async def unmerge_entities(
     """Undo a merge from now on; False when it was undone already."""
     if not reason.strip():
         raise ValidationFailed("an undo gives its reason", field="reason")
-
-    async def work(ctx: WriteContext) -> bool:
-        return await undo_once(
-            ctx,
-            UNDO_MERGE,
-            merge_id,
-            action="unmergeEntities",
-            missing=NotFound(f"no merge {merge_id!r} in space {space!r}", field="mergeId"),
-            already="alreadyUndone",
-            mergeId=merge_id,
-            reason=reason,
-        )
-
-    return await run_command(graph, space, actor, work)
+    return await undo_once(graph, space, actor, UNMERGE, merge_id, reason)

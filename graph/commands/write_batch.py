@@ -83,22 +83,26 @@ CREATE (s)-[r:$(relation.type)]->(o)
 SET r = relation.props, r.recordedAt = $now
 """
 
-# The evidence kinds are EvidenceKind values.
-LINK_OBSERVATIONS: LiteralString = """
-UNWIND $observationLinks AS link
-MATCH (c:Claim {id: link.claimId})
-MATCH (o:Observation {id: link.targetId})
-CREATE (c)-[e:$(link.kind)]->(o)
-SET e = link.props, e.recordedAt = $now
-"""
 
-LINK_ARTIFACTS: LiteralString = """
-UNWIND $artifactLinks AS link
+def _link_evidence(label: LiteralString, links: LiteralString) -> LiteralString:
+    """Evidence links (`link.kind` an EvidenceKind value) from claims to the `label` nodes
+    the rows of `$links` name."""
+    return (
+        "UNWIND $"
+        + links
+        + """ AS link
 MATCH (c:Claim {id: link.claimId})
-MATCH (a:Artifact {id: link.targetId})
-CREATE (c)-[e:$(link.kind)]->(a)
+MATCH (t:"""
+        + label
+        + """ {id: link.targetId})
+CREATE (c)-[e:$(link.kind)]->(t)
 SET e = link.props, e.recordedAt = $now
 """
+    )
+
+
+LINK_OBSERVATIONS = _link_evidence("Observation", "observationLinks")
+LINK_ARTIFACTS = _link_evidence("Artifact", "artifactLinks")
 
 COPY_SUPPORT: LiteralString = """
 UNWIND $copies AS copy

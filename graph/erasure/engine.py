@@ -76,25 +76,29 @@ REMOVE c.valueJson, c.text, c.caption, c.name, c.aliases, c.spokenNames, c.reaso
        c.subjectId, c.objectId
 """
 
-ERASE_OBSERVATIONS: LiteralString = """
-UNWIND $ids AS id
-MATCH (o:Observation {id: id})
-OPTIONAL MATCH (o)<-[e]-(:Claim)
-DELETE e
-WITH DISTINCT o
-SET o.erasedAt = coalesce(o.erasedAt, $now)
-REMOVE o.content, o.contentHash
-"""
 
-ERASE_ARTIFACTS: LiteralString = """
+def _erase_evidence(label: LiteralString, content: LiteralString) -> LiteralString:
+    """Erase the `label` nodes of `$ids` (evidence: observations or artifacts): their links
+    from claims go, and the `content` properties."""
+    return (
+        """
 UNWIND $ids AS id
-MATCH (a:Artifact {id: id})
-OPTIONAL MATCH (a)<-[e]-(:Claim)
+MATCH (t:"""
+        + label
+        + """ {id: id})
+OPTIONAL MATCH (t)<-[e]-(:Claim)
 DELETE e
-WITH DISTINCT a
-SET a.erasedAt = coalesce(a.erasedAt, $now)
-REMOVE a.content, a.locator, a.sha256
-"""
+WITH DISTINCT t
+SET t.erasedAt = coalesce(t.erasedAt, $now)
+REMOVE """
+        + content
+        + "\n"
+    )
+
+
+ERASE_OBSERVATIONS = _erase_evidence("Observation", "t.content, t.contentHash")
+ERASE_ARTIFACTS = _erase_evidence("Artifact", "t.content, t.locator, t.sha256")
+
 
 ERASE_ENTITIES: LiteralString = (
     """

@@ -26,7 +26,7 @@ from typing import LiteralString
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from graph.commands.audit import AuditLog, undo_once
+from graph.commands.audit import AuditLog, Undo, undo_once
 from graph.commands.references import EntityRef
 from graph.commands.writing import WriteContext, new_id, run_command
 from graph.domain.actor import Actor
@@ -53,14 +53,20 @@ MATCH (:Claim {id: id})-[:SUPPORTED_BY|CONTRADICTED_BY|CORRECTED_BY]->(t)
 RETURN id AS claimId, collect(DISTINCT t.id) AS evidence
 """
 
-RELEASE_HOLD: LiteralString = """
+RELEASE_HOLD = Undo(
+    query="""
 MATCH (h:LegalHold {id: $id})
 WHERE h.spaceId = $spaceId AND coalesce(h.privacy, 3) <= $maxPrivacy
 WITH h, h.releasedAt IS NOT NULL AS wasReleased
 SET h.releasedAt = coalesce(h.releasedAt, $now),
     h.releaseReason = coalesce(h.releaseReason, $reason)
 RETURN wasReleased
-"""
+""",
+    action="releaseLegalHold",
+    what="legal hold",
+    field="holdId",
+    already="wasReleased",
+)
 
 
 class HoldInput(BaseModel):
@@ -104,22 +110,8 @@ async def release_legal_hold(
     graph: Graph, space: str, hold_id: str, *, reason: str, actor: Actor
 ) -> bool:
     """Release a hold from now on; False when it was released already."""
-
     actor.check_legal(space)
-
-    async def work(ctx: WriteContext) -> bool:
-        return await undo_once(
-            ctx,
-            RELEASE_HOLD,
-            hold_id,
-            action="releaseLegalHold",
-            missing=NotFound(f"no legal hold {hold_id!r} in space {space!r}", field="holdId"),
-            already="wasReleased",
-            id=hold_id,
-            reason=reason,
-        )
-
-    return await run_command(graph, space, actor, work)
+    return await undo_once(graph, space, actor, RELEASE_HOLD, hold_id, reason)
 
 
 @dataclass(frozen=True)

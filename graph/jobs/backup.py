@@ -20,12 +20,13 @@ import io
 import json
 import time
 import zipfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, LiteralString
 
-from neo4j import AsyncManagedTransaction
+from neo4j import AsyncManagedTransaction, Record
 
 from graph.domain.timeutil import to_native, utc_now
 from graph.erasure.ledger import replay_ledger
@@ -143,9 +144,15 @@ async def backup(
                 archive.writestr(member, data)
                 digests[member] = hashlib.sha256(data).hexdigest()
 
-            nodes = await _dump_nodes(tx, archive, watermark, counts["nodes"], progress, digests)
-            relationships = await _dump_relationships(
-                tx, archive, watermark, counts["relationships"], progress, digests
+            members = _Members(tx, archive, watermark, progress, digests)
+            nodes = await members.dump(
+                "nodes.jsonl", NODES_KNOWN_BY_WATERMARK, _node_row, counts["nodes"]
+            )
+            relationships = await members.dump(
+                "relationships.jsonl",
+                RELATIONSHIPS_KNOWN_BY_WATERMARK,
+                _relationship_row,
+                counts["relationships"],
             )
             blobs = 0
             for row in await run(tx, LIVE_BLOBS, watermark=watermark):
@@ -201,66 +208,61 @@ def _line(row: dict[str, Any]) -> str:
     return json.dumps(row, sort_keys=True, ensure_ascii=False) + "\n"
 
 
-async def _dump_nodes(
-    tx: AsyncManagedTransaction,
-    archive: zipfile.ZipFile,
-    watermark: datetime,
-    total: int,
-    progress: Progress | None,
-    digests: dict[str, str],
-) -> int:
-    digest = hashlib.sha256()
-    written = 0
-    with archive.open("nodes.jsonl", "w") as out, io.TextIOWrapper(out, encoding="utf-8") as text:
-        result = await tx.run(NODES_KNOWN_BY_WATERMARK, watermark=watermark)
-        async for record in result:
-            props = node_at(
-                record["labels"],
-                record["props"],
-                watermark,
-                observations_after=record["observationsAfter"],
-                numbered_by_then=record["numberedByThen"],
-                superseded_by_then=record["supersededByThen"],
-            )
-            row = {"key": record["key"], "labels": record["labels"]}
-            line = _line({**row, "props": {k: encode(v) for k, v in props.items()}})
-            text.write(line)
-            digest.update(line.encode("utf-8"))
-            written += 1
-            if progress is not None and written % 1000 == 0:
-                progress("nodes.jsonl", written, total)
-    if progress is not None:
-        progress("nodes.jsonl", written, total)
-    digests["nodes.jsonl"] = digest.hexdigest()
-    return written
+def _node_row(record: Record, watermark: datetime) -> dict[str, Any]:
+    props = node_at(
+        record["labels"],
+        record["props"],
+        watermark,
+        observations_after=record["observationsAfter"],
+        numbered_by_then=record["numberedByThen"],
+        superseded_by_then=record["supersededByThen"],
+    )
+    return {"key": record["key"], "labels": record["labels"], "props": props}
 
 
-async def _dump_relationships(
-    tx: AsyncManagedTransaction,
-    archive: zipfile.ZipFile,
-    watermark: datetime,
-    total: int,
-    progress: Progress | None,
-    digests: dict[str, str],
-) -> int:
-    member = "relationships.jsonl"
-    digest = hashlib.sha256()
-    written = 0
-    with archive.open(member, "w") as out, io.TextIOWrapper(out, encoding="utf-8") as text:
-        result = await tx.run(RELATIONSHIPS_KNOWN_BY_WATERMARK, watermark=watermark)
-        async for record in result:
-            row = record.data()
-            props = relationship_at(row["type"], row["props"], watermark)
-            line = _line({**row, "props": {k: encode(v) for k, v in props.items()}})
-            text.write(line)
-            digest.update(line.encode("utf-8"))
-            written += 1
-            if progress is not None and written % 1000 == 0:
-                progress(member, written, total)
-    if progress is not None:
-        progress(member, written, total)
-    digests[member] = digest.hexdigest()
-    return written
+def _relationship_row(record: Record, watermark: datetime) -> dict[str, Any]:
+    row = record.data()
+    return {**row, "props": relationship_at(row["type"], row["props"], watermark)}
+
+
+@dataclass
+class _Members:
+    """The archive's members being written from one transaction, as known at `watermark`."""
+
+    tx: AsyncManagedTransaction
+    archive: zipfile.ZipFile
+    watermark: datetime
+    progress: Progress | None
+    digests: dict[str, str]
+
+    async def dump(
+        self,
+        member: str,
+        query: LiteralString,
+        row_of: Callable[[Record, datetime], dict[str, Any]],
+        total: int,
+    ) -> int:
+        """Write the rows of `query` to `member`, one JSON line each (values encoded), and note
+        its sha256; the number of rows."""
+        digest = hashlib.sha256()
+        written = 0
+        with (
+            self.archive.open(member, "w") as out,
+            io.TextIOWrapper(out, encoding="utf-8") as text,
+        ):
+            result = await self.tx.run(query, watermark=self.watermark)
+            async for record in result:
+                row = row_of(record, self.watermark)
+                line = _line({**row, "props": {k: encode(v) for k, v in row["props"].items()}})
+                text.write(line)
+                digest.update(line.encode("utf-8"))
+                written += 1
+                if self.progress is not None and written % 1000 == 0:
+                    self.progress(member, written, total)
+        if self.progress is not None:
+            self.progress(member, written, total)
+        self.digests[member] = digest.hexdigest()
+        return written
 
 
 # Restoring lives in graph.jobs.restore; these names stay importable from here for callers that

@@ -21,25 +21,7 @@ RETURN c {.id, .spaceId, .key, .revision, .type, .subjectId, .predicate, .object
 """`RETURN` of a claim `c` shown in a view (`holds`), its valid interval the part of its told one
 it is shown on around `asOf` (`held_bounds`); the caller names it (`… AS claim`)."""
 
-CLAIM_WITH_VISIBLE_EVIDENCE: LiteralString = (
-    """
-OPTIONAL MATCH (c)-[e:SUPPORTED_BY|CONTRADICTED_BY|CORRECTED_BY]->(t)
-WHERE """
-    + visible("e")
-    + " AND "
-    + visible("t")
-    + """
-RETURN """
-    + CLAIM_PROJECTION
-    + """ AS claim,
-       collect(CASE WHEN t IS NULL THEN NULL ELSE """
-    + EVIDENCE_PROJECTION
-    + """ END) AS evidence
-"""
-)
-"""Follows a match of claim `c`: the claim and the evidence of it visible in the view."""
-
-SHOWN_CLAIM_WITH_VISIBLE_EVIDENCE: LiteralString = (
+_VISIBLE_EVIDENCE: LiteralString = (
     """
 OPTIONAL MATCH (c)-[e:SUPPORTED_BY|CONTRADICTED_BY|CORRECTED_BY]->(t)
 WHERE """
@@ -51,9 +33,15 @@ WITH c, collect(CASE WHEN t IS NULL THEN NULL ELSE """
     + EVIDENCE_PROJECTION
     + """ END) AS evidence
 """
-    + SHOWN_CLAIM_PROJECTION
-    + """ AS claim, evidence
-"""
+)
+
+CLAIM_WITH_VISIBLE_EVIDENCE: LiteralString = (
+    _VISIBLE_EVIDENCE + "RETURN " + CLAIM_PROJECTION + " AS claim, evidence\n"
+)
+"""Follows a match of claim `c`: the claim and the evidence of it visible in the view."""
+
+SHOWN_CLAIM_WITH_VISIBLE_EVIDENCE: LiteralString = (
+    _VISIBLE_EVIDENCE + SHOWN_CLAIM_PROJECTION + " AS claim, evidence\n"
 )
 """`CLAIM_WITH_VISIBLE_EVIDENCE` for a claim `c` shown in the view (`holds`): its interval the
 part it is shown on."""

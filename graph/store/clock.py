@@ -50,14 +50,20 @@ EPOCH: LiteralString = "datetime('1970-01-01T00:00:00Z')"
 ONE_MICROSECOND: LiteralString = "duration({microseconds: 1})"
 WALL: LiteralString = "datetime.truncate('microsecond', datetime.statement())"
 
-TICK: LiteralString = (
+_HOLD_GLOBAL_CLOCK: LiteralString = (
     """
 MERGE (clock:Clock {name: 'recorded'})
   ON CREATE SET clock.now = """
     + EPOCH
     + """
 SET clock.locked = true
-WITH clock, """
+"""
+)
+"""Hold the global clock (made at its epoch the first time) to commit: binds `clock`."""
+
+TICK: LiteralString = (
+    _HOLD_GLOBAL_CLOCK
+    + """WITH clock, """
     + WALL
     + """ AS wall
 SET clock.now = CASE
@@ -125,13 +131,8 @@ RETURN count(s) AS locked
 """Hold the clocks of the spaces `$spaceIds` (sorted, so two holders never deadlock) to commit."""
 
 BARRIER: LiteralString = (
-    """
-MERGE (clock:Clock {name: 'recorded'})
-  ON CREATE SET clock.now = """
-    + EPOCH
-    + """
-SET clock.locked = true
-WITH clock
+    _HOLD_GLOBAL_CLOCK
+    + """WITH clock
 OPTIONAL MATCH (s:Space)
 WITH clock, s ORDER BY s.id
 SET s.clockLocked = true

@@ -229,16 +229,11 @@ async def plan(ctx: WriteContext, resolved: ResolvedBatch, path: Path) -> Planne
     in_batch: dict[str, tuple[RememberInput, str]] = {}
     for position, (w, key) in enumerate(zip(work, keys, strict=True)):
         try:
-            claim_id = _checked(
-                ctx,
-                planned,
-                w,
-                key,
-                states[key],
-                entities,
-                in_batch,
-                Telling(position, w.by_naming),
-            )
+            claim_id = _earlier_in_batch(in_batch, w.item)
+            if claim_id is None:
+                cited = _admitted(planned, w, key, states[key])
+                told = Telling(position, w.by_naming)
+                claim_id = _told(ctx, planned, w, key, states[key], entities, cited, told)
         except EngramError as failure:
             raise _at(failure, path(w.index, "")) from None
         if w.by_naming:
@@ -265,28 +260,28 @@ def _at(failure: EngramError, where: str) -> EngramError:
     return failure.at(where) if where else failure
 
 
-def _checked(
-    ctx: WriteContext,
-    planned: PlannedBatch,
-    w: WorkItem,
-    key: str,
-    state: KeyState,
-    entities: dict[EntityUse, ResolvedEntity],
-    in_batch: dict[str, tuple[RememberInput, str]],
-    told: Telling,
-) -> str:
-    """Plan one item after the checks that need the batch: its idempotency key, the gate and
-    `expectedRevision`; answers its claim id."""
+def _earlier_in_batch(
+    in_batch: dict[str, tuple[RememberInput, str]], item: RememberInput
+) -> str | None:
+    """The claim id an earlier item of the batch with this item's idempotency key answered
+    (`CONFLICT` when that item asked for something else); None when there is none."""
+    if item.idempotency_key not in in_batch:
+        return None
+    earlier_item, earlier_id = in_batch[item.idempotency_key]
+    if earlier_item != item:
+        raise Conflict(
+            f"idempotency key {item.idempotency_key!r} is used twice in one batch "
+            "for different requests",
+            field="idempotencyKey",
+        )
+    return earlier_id
+
+
+def _admitted(
+    planned: PlannedBatch, w: WorkItem, key: str, state: KeyState
+) -> list[ResolvedEvidence]:
+    """The evidence an item cites, once the item passes the gate and its `expectedRevision`."""
     item = w.item
-    if item.idempotency_key in in_batch:
-        earlier_item, earlier_id = in_batch[item.idempotency_key]
-        if earlier_item != item:
-            raise Conflict(
-                f"idempotency key {item.idempotency_key!r} is used twice in one batch "
-                "for different requests",
-                field="idempotencyKey",
-            )
-        return earlier_id
     cited = [planned.resolved.evidence[cite_key(ref, item)] for ref in item.evidence]
     mt.check_gate(
         w.memory_type, confidence=item.confidence, authorities={e.authority for e in cited}
@@ -297,7 +292,7 @@ def _checked(
             f"{key} is at revision {head}, not {item.expected_revision}",
             field="expectedRevision",
         )
-    return _told(ctx, planned, w, key, state, entities, cited, told)
+    return cited
 
 
 def _told(
