@@ -122,8 +122,20 @@ async def find_replays(
     """Earlier results of requests by idempotency key: `{key: (action, requestHash)}`."""
     if not requests:
         return {}
-    keys = [{"key": key, "digest": key_digest(key, ctx.max_privacy)} for key in requests]
-    rows = await run(ctx.tx, FIND_IDEMPOTENT, keys=keys, spaceId=ctx.space_id)
+    rows = await run(ctx.tx, FIND_IDEMPOTENT, keys=replay_keys(ctx, requests), spaceId=ctx.space_id)
+    return replays_of(rows, requests)
+
+
+def replay_keys(ctx: WriteContext, requests: dict[str, tuple[str, str]]) -> list[dict[str, str]]:
+    """The `$keys` of `FIND_IDEMPOTENT` for the requests' idempotency keys."""
+    return [{"key": key, "digest": key_digest(key, ctx.max_privacy)} for key in requests]
+
+
+def replays_of(
+    rows: list[dict[str, Any]], requests: dict[str, tuple[str, str]]
+) -> dict[str, Replay]:
+    """The replays the rows of `FIND_IDEMPOTENT` found; `CONFLICT` for a key used before for
+    another request."""
     replays: dict[str, Replay] = {}
     for row in rows:
         action, wanted_hash = requests[row["key"]]

@@ -24,7 +24,7 @@ from graph.domain import memory_types as mt
 from graph.domain.intervals import Interval
 from graph.domain.model import canonical_json
 from graph.domain.timeline import told_rank
-from graph.domain.timeutil import to_native_or_none
+from graph.domain.timeutil import instant_text, to_native_or_none
 from graph.domain.vocabulary import ClaimStatus, MemoryType, Privacy
 
 ASSERTING = frozenset({ClaimStatus.ACTIVE, ClaimStatus.DISPUTED})
@@ -116,8 +116,9 @@ class ClaimRow:
         )
 
     def props(self) -> dict[str, Any]:
-        """The property map a new node is written with (`recordedAt` is the transaction's
-        time, set by the statement; nothing new is erased)."""
+        """The property map a new node is written with, its instants as text (the statement
+        makes them datetimes; `recordedAt` is the transaction's time, set by the statement;
+        nothing new is erased)."""
         return {
             "id": self.id,
             "spaceId": self.space_id,
@@ -135,8 +136,8 @@ class ClaimRow:
             "pinned": self.pinned,
             "reason": self.reason,
             "actor": self.actor,
-            "validFrom": self.valid_from,
-            "validTo": self.valid_to,
+            "validFrom": instant_text(self.valid_from),
+            "validTo": instant_text(self.valid_to),
             "text": self.text,
             "caption": self.caption,
             "name": self.name,
@@ -145,8 +146,8 @@ class ClaimRow:
             "factId": self.fact_id,
             "toldSeq": self.told_seq,
             "byNaming": self.by_naming or None,
-            "supersededAt": self.superseded_at,
-            "archivedAt": self.archived_at,
+            "supersededAt": instant_text(self.superseded_at),
+            "archivedAt": instant_text(self.archived_at),
         }
 
     def stored_props(self, recorded_at: datetime) -> dict[str, Any]:
@@ -188,10 +189,10 @@ class ClaimRow:
             "privacy": int(self.privacy),
             "status": self.status.value,
             "confidence": self.confidence,
-            "validFrom": self.valid_from,
-            "validTo": self.valid_to,
+            "validFrom": instant_text(self.valid_from),
+            "validTo": instant_text(self.valid_to),
             "toldSeq": self.told_seq,
-            "supersededAt": self.superseded_at,
+            "supersededAt": instant_text(self.superseded_at),
             "current": self.superseded_at is None,
         }
 

@@ -167,6 +167,35 @@ class EntityLookup:
             index_of=index_of,
         )
 
+    def params(self, ctx: WriteContext, session_keys: list[str]) -> dict[str, Any]:
+        """The parameters of `ENTITIES_AND_SESSIONS_FOUND` (and `ENTITIES_FOUND`): the
+        writer's view is now, at its tier."""
+        return {
+            "spaceId": ctx.space_id,
+            "now": ctx.now,
+            "asOf": ctx.now,
+            "knownAt": ctx.now,
+            "maxPrivacy": int(ctx.max_privacy),
+            "ids": self.ids,
+            "entityKeys": self.keys,
+            "names": self.names,
+            "sessionKeys": sorted(set(session_keys)),
+        }
+
+    def found(
+        self, rows: list[dict[str, Any]], session_keys: list[str]
+    ) -> tuple[dict[EntityRef, dict[str, dict[str, Any]]], dict[str, dict[str, Any] | None]]:
+        """Each reference's candidates, and each session key's open episode (None: none), from
+        the rows of `ENTITIES_AND_SESSIONS_FOUND`."""
+        found: dict[tuple[str, str], list[dict[str, Any]]] = {}
+        sessions: dict[str, dict[str, Any] | None] = dict.fromkeys(session_keys)
+        for row in rows:
+            if row["by"] == "session":
+                sessions[row["ref"]] = row["episode"]
+            else:
+                found.setdefault((row["by"], row["ref"]), []).append(row)
+        return self.candidates(found), sessions
+
     def candidates(
         self, found: dict[tuple[str, str], list[dict[str, Any]]]
     ) -> dict[EntityRef, dict[str, dict[str, Any]]]:
@@ -200,28 +229,14 @@ async def find_entities_and_sessions(
     """`find_entities`, and the open session episode of each of `session_keys` (None: none
     open), in one round trip."""
     lookup = EntityLookup.of(refs)
-    found: dict[tuple[str, str], list[dict[str, Any]]] = {}
-    sessions: dict[str, dict[str, Any] | None] = dict.fromkeys(session_keys)
+    rows: list[dict[str, Any]] = []
     if lookup.ids or lookup.keys or lookup.names or session_keys:
         rows = await run(
             ctx.tx,
             ENTITIES_AND_SESSIONS_FOUND if session_keys else ENTITIES_FOUND,
-            spaceId=ctx.space_id,
-            now=ctx.now,
-            asOf=ctx.now,
-            knownAt=ctx.now,
-            maxPrivacy=int(ctx.max_privacy),
-            ids=lookup.ids,
-            entityKeys=lookup.keys,
-            names=lookup.names,
-            sessionKeys=sorted(set(session_keys)),
+            **lookup.params(ctx, session_keys),
         )
-        for row in rows:
-            if row["by"] == "session":
-                sessions[row["ref"]] = row["episode"]
-            else:
-                found.setdefault((row["by"], row["ref"]), []).append(row)
-    return lookup.candidates(found), sessions
+    return lookup.found(rows, session_keys)
 
 
 def not_found(ctx: WriteContext, ref: EntityRef, field: str) -> NotFound:

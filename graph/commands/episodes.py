@@ -25,6 +25,7 @@ from graph.commands.writing import WriteContext, new_id, run_command
 from graph.domain.actor import Actor
 from graph.domain.errors import Forbidden, Forgotten, NotFound, ValidationFailed
 from graph.domain.model import Episode, Observation
+from graph.domain.timeutil import instant_text
 from graph.domain.vocabulary import EpisodeKind, EpisodeStatus, ObservationKind, Privacy, Role
 from graph.store.db import Graph, run
 from graph.store.rows import episode_record, observation_record
@@ -174,7 +175,7 @@ def observation_row(
         "role": observation.role.value,
         "content": observation.content,
         "contentHash": content_hash(observation.content),
-        "observedAt": observed_at,
+        "observedAt": instant_text(observed_at),
         "privacy": int(privacy),
     }
 

@@ -29,7 +29,7 @@ FIND_OBSERVATIONS: LiteralString = """
 UNWIND $observationIds AS id
 MATCH (o:Observation {id: id})
 WHERE o.spaceId = $spaceId AND o.privacy <= $maxPrivacy
-RETURN o.id AS id, o.role AS role, o.observedAt AS observedAt, o.erasedAt AS erasedAt,
+RETURN o.id AS id, o.role AS role, toString(o.observedAt) AS observedAt, o.erasedAt AS erasedAt,
        o.episodeId AS episodeId, o.content AS text, null AS locator, o.privacy AS privacy
 """
 
@@ -37,7 +37,7 @@ FIND_ARTIFACTS: LiteralString = """
 UNWIND $artifactIds AS id
 MATCH (a:Artifact {id: id})
 WHERE a.spaceId = $spaceId AND a.privacy <= $maxPrivacy
-RETURN a.id AS id, a.recordedAt AS observedAt, a.erasedAt AS erasedAt, null AS episodeId,
+RETURN a.id AS id, toString(a.recordedAt) AS observedAt, a.erasedAt AS erasedAt, null AS episodeId,
        a.content AS text, a.locator AS locator, a.privacy AS privacy
 """
 

@@ -28,7 +28,7 @@ from graph.store.rows import EVIDENCE_PROJECTION, STORED_CLAIM, claim_record
 # for the rows it may supersede, so a key held above the tier answers as if it were new.
 LOAD_KEY_STATES: LiteralString = (
     """
-UNWIND $keys AS key
+UNWIND $claimKeys AS key
 OPTIONAL MATCH (c:Claim {spaceId: $spaceId, key: key})
 WHERE c.privacy <= $maxPrivacy
 WITH key, c.privacy AS privacy, max(c.revision) AS head,
@@ -117,7 +117,7 @@ async def load_key_states(ctx: WriteContext, keys: list[str]) -> dict[str, KeySt
     rows = await run(
         ctx.tx,
         LOAD_KEY_STATES,
-        keys=sorted(set(keys)),
+        claimKeys=sorted(set(keys)),
         spaceId=ctx.space_id,
         maxPrivacy=int(ctx.max_privacy),
     )

@@ -27,7 +27,7 @@ WITH collect(e) AS touched
 UNWIND $observations AS props
 MATCH (e:Episode {id: props.episodeId})
 CREATE (o:Observation)
-SET o = props, o.recordedAt = $now
+SET o = props, o.recordedAt = $now, o.observedAt = datetime(props.observedAt)
 CREATE (e)-[:HAS_OBSERVATION {recordedAt: $now}]->(o)
 """
 
@@ -60,7 +60,9 @@ SET r.supersededAt = $now, r.current = false
 CREATE_CLAIMS: LiteralString = """
 UNWIND $claims AS row
 CREATE (c:Claim:Unembedded)
-SET c = row, c.recordedAt = $now
+SET c = row, c.recordedAt = $now, c.validFrom = datetime(row.validFrom),
+    c.validTo = datetime(row.validTo), c.supersededAt = datetime(row.supersededAt),
+    c.archivedAt = datetime(row.archivedAt)
 WITH c
 WHERE c.subjectId IS NOT NULL
 MATCH (subject:Entity {id: c.subjectId})
@@ -80,7 +82,9 @@ UNWIND $relations AS relation
 MATCH (s:Entity {id: relation.subjectId})
 MATCH (o:Entity {id: relation.objectId})
 CREATE (s)-[r:$(relation.type)]->(o)
-SET r = relation.props, r.recordedAt = $now
+SET r = relation.props, r.recordedAt = $now, r.validFrom = datetime(relation.props.validFrom),
+    r.validTo = datetime(relation.props.validTo),
+    r.supersededAt = datetime(relation.props.supersededAt)
 """
 
 

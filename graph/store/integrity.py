@@ -85,6 +85,31 @@ WHERE NOT ix.label IN labels(m)
 RETURN m.claimId AS id
 """
 
+_INSTANTS: LiteralString = (
+    "['validFrom', 'validTo', 'recordedAt', 'supersededAt', 'archivedAt', 'erasedAt', "
+    "'observedAt', 'startedAt', 'endedAt', 'sealedAt']"
+)
+
+INSTANTS_NOT_STORED_AS_DATETIMES: LiteralString = (
+    """
+MATCH (n)
+WHERE n:Claim OR n:Observation OR n:Episode OR n:Entity OR n:Artifact
+UNWIND [k IN """
+    + _INSTANTS
+    + """ WHERE n[k] IS NOT NULL AND NOT valueType(n[k]) STARTS WITH 'ZONED DATETIME'] AS k
+RETURN elementId(n) + '.' + k AS id
+UNION ALL
+MATCH ()-[r]->()
+WHERE r.claimId IS NOT NULL OR r.authority IS NOT NULL
+UNWIND [k IN """
+    + _INSTANTS
+    + """ WHERE r[k] IS NOT NULL AND NOT valueType(r[k]) STARTS WITH 'ZONED DATETIME'] AS k
+RETURN elementId(r) + '.' + k AS id
+"""
+)
+"""Writes send instants as text (`timeutil.instant_text`) for the statement to make datetimes
+of; one left as text would compare with no datetime."""
+
 RULES: dict[str, LiteralString] = {
     "an active claim has unerased evidence in its own space": ACTIVE_CLAIMS_WITHOUT_EVIDENCE,
     "no relationship crosses spaces": CROSS_SPACE_LINKS,
@@ -98,6 +123,7 @@ RULES: dict[str, LiteralString] = {
     "a space with its own vector index has every vector of it in that index": (
         MEANINGS_OUTSIDE_THEIR_SPACE_INDEX
     ),
+    "every instant is stored as a datetime": INSTANTS_NOT_STORED_AS_DATETIMES,
 }
 
 

@@ -10,15 +10,20 @@ database. The GraphQL input, the MCP arguments and the client's item say the sam
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, JsonValue, model_validator
 
 from graph.commands.audit import check_idempotency_key
 from graph.commands.references import MAX_EVIDENCE, EntityRef, EvidenceRef
 from graph.domain import memory_types as mt
+from graph.domain.cardinality import fact_key_under
 from graph.domain.errors import ValidationFailed
 from graph.domain.model import canonical_json
 from graph.domain.vocabulary import Cardinality, MemoryType, Privacy
+
+if TYPE_CHECKING:
+    from graph.commands.predicate_rules import PredicateRules
 
 
 class RememberInput(BaseModel):
@@ -103,6 +108,38 @@ def validate(item: RememberInput) -> MemoryType:
         assert item.key is not None
         mt.check_value(mt.parse_key(item.key), item.value)
     return memory_type
+
+
+def fact_key(
+    item: RememberInput, subject_key: str, object_key: str | None, rules: PredicateRules
+) -> str:
+    """The key of a fact: given (checked against its parts and the predicate's rule) or
+    derived from subject + predicate (+ object or value for a `MANY` predicate)."""
+    predicate = item.predicate or ""
+    cardinality = rules.of(predicate, literal=object_key is None, given=item.cardinality)
+    derived = fact_key_under(cardinality, subject_key, predicate, object_key, item.value)
+    if item.key is None or item.key == derived:
+        return derived
+    parsed, expected = mt.parse_key(item.key), mt.parse_key(derived)
+    if parsed.part("subject") != expected.part("subject"):
+        raise ValidationFailed(
+            f"key {item.key!r} names subject {parsed.part('subject')!r}, "
+            f"but the subject is {expected.part('subject')!r}",
+            field="key",
+        )
+    if item.cardinality is None and item.predicate not in rules.declared:
+        return item.key  # a key given under a default rule is the caller's (old exports)
+    if cardinality is Cardinality.ONE and parsed.part("object") is not None:
+        raise ValidationFailed(
+            f"{predicate} holds one value per subject here, so its key is {derived!r} "
+            "(no object part)",
+            field="key",
+        )
+    if cardinality is Cardinality.MANY and object_key is not None:
+        raise ValidationFailed(
+            f"{predicate} holds many values here, so this fact's key is {derived!r}", field="key"
+        )
+    return item.key
 
 
 Path = Callable[[int, str], str]

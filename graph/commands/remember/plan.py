@@ -30,18 +30,17 @@ from graph.commands.entity_refs import ResolvedEntity
 from graph.commands.evidence import EvidencePlan, ResolvedEvidence
 from graph.commands.predicate_rules import PredicateRules, load_rules
 from graph.commands.references import EntityRef, EvidenceRef
-from graph.commands.remember.input import Path, RememberInput
+from graph.commands.remember.input import Path, RememberInput, fact_key
 from graph.commands.remember.resolve import BatchEntities, EntityUse, ResolvedBatch, WorkItem
 from graph.commands.revisions import KeyState, WritePlan, load_key_states, told_fact
 from graph.commands.telling import Corroborates, Telling, told_at_same_start
 from graph.commands.writing import WriteContext
 from graph.domain import memory_types as mt
-from graph.domain.cardinality import fact_key_under
-from graph.domain.errors import Conflict, EngramError, RevisionConflict, ValidationFailed
+from graph.domain.errors import Conflict, EngramError, RevisionConflict
 from graph.domain.intervals import Interval
 from graph.domain.memory_types import ConflictPolicy
 from graph.domain.timeline import shown
-from graph.domain.vocabulary import Cardinality, EvidenceKind, MemoryType, Privacy
+from graph.domain.vocabulary import EvidenceKind, MemoryType, Privacy
 
 
 @dataclass
@@ -54,38 +53,6 @@ class PlannedBatch:
     audit: AuditLog = field(default_factory=AuditLog)
     answers: list[str] = field(default_factory=list)
     """The claim id each of the caller's items answers with, in order."""
-
-
-def fact_key(
-    item: RememberInput, subject_key: str, object_key: str | None, rules: PredicateRules
-) -> str:
-    """The key of a fact: given (checked against its parts and the predicate's rule) or
-    derived from subject + predicate (+ object or value for a `MANY` predicate)."""
-    predicate = item.predicate or ""
-    cardinality = rules.of(predicate, literal=object_key is None, given=item.cardinality)
-    derived = fact_key_under(cardinality, subject_key, predicate, object_key, item.value)
-    if item.key is None or item.key == derived:
-        return derived
-    parsed, expected = mt.parse_key(item.key), mt.parse_key(derived)
-    if parsed.part("subject") != expected.part("subject"):
-        raise ValidationFailed(
-            f"key {item.key!r} names subject {parsed.part('subject')!r}, "
-            f"but the subject is {expected.part('subject')!r}",
-            field="key",
-        )
-    if item.cardinality is None and item.predicate not in rules.declared:
-        return item.key  # a key given under a default rule is the caller's (old exports)
-    if cardinality is Cardinality.ONE and parsed.part("object") is not None:
-        raise ValidationFailed(
-            f"{predicate} holds one value per subject here, so its key is {derived!r} "
-            "(no object part)",
-            field="key",
-        )
-    if cardinality is Cardinality.MANY and object_key is not None:
-        raise ValidationFailed(
-            f"{predicate} holds many values here, so this fact's key is {derived!r}", field="key"
-        )
-    return item.key
 
 
 def _key(found: ResolvedEntity | str) -> str:
@@ -216,7 +183,10 @@ async def plan(ctx: WriteContext, resolved: ResolvedBatch, path: Path) -> Planne
         except EngramError as failure:
             raise _at(failure, path(w.index, "")) from None
     looked_at = _alias_keys(work, resolved.entities)
-    states = await load_key_states(ctx, [key for _, key in keyed] + looked_at)
+    needed = {key for _, key in keyed} | set(looked_at)
+    states = {key: resolved.key_states[key] for key in needed & resolved.key_states.keys()}
+    if unread := needed - states.keys():
+        states |= await load_key_states(ctx, sorted(unread))
     if looked_at:
         keyed = aliases(keyed, resolved.entities, states, ctx.now)
     work, keys = [w for w, _ in keyed], [key for _, key in keyed]

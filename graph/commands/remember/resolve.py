@@ -11,6 +11,8 @@
 * **Evidence**: cited observations and artifacts are checked; evidence texts are planned as
   observations of this transaction (once per text and tier).
 
+Everything is read at once (`lookup.look_up`), then resolved in Python.
+
     batch = await resolve(ctx, items, types, path)
     [(w.index, w.memory_type, w.by_naming) for w in batch.work]
 """
@@ -20,17 +22,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from graph.commands.audit import Replay, find_replays, request_hash
-from graph.commands.entity_refs import (
-    ResolvedEntity,
-    find_entities_and_sessions,
-    not_found,
-    only_candidate,
-)
-from graph.commands.evidence import ResolvedEvidence, resolve_evidence
-from graph.commands.inline_evidence import InlinePlan, inline_texts, session_keys_of
+from graph.commands.audit import Replay
+from graph.commands.entity_refs import ResolvedEntity, not_found, only_candidate
+from graph.commands.evidence import ResolvedEvidence, resolved_evidence
+from graph.commands.inline_evidence import InlinePlan, inline_texts
 from graph.commands.references import EntityRef
 from graph.commands.remember.input import Path, RememberInput, validate
+from graph.commands.remember.lookup import look_up
+from graph.commands.revisions import KeyState
 from graph.commands.writing import WriteContext
 from graph.domain import memory_types as mt
 from graph.domain.errors import AmbiguousSubject, EngramError, Forbidden, ValidationFailed
@@ -77,6 +76,9 @@ class ResolvedBatch:
     evidence: dict[Any, ResolvedEvidence]
     """Cited evidence by target id, and evidence texts by `(ref, tier)`."""
     inline: InlinePlan
+    key_states: dict[str, KeyState]
+    """The state of the keys the batch named before its entities were resolved (planning reads
+    any other it needs)."""
 
 
 def _names_of(item: RememberInput) -> list[tuple[str, ...]]:
@@ -195,16 +197,11 @@ async def resolve(
     ctx: WriteContext, items: list[RememberInput], types: list[MemoryType], path: Path
 ) -> ResolvedBatch:
     """Resolve what `items` (checked by `input.validate`, of `types`) refer to."""
-    hashes = {
-        item.idempotency_key: ("remember", request_hash("remember", item.model_dump(mode="json")))
-        for item in items
-        if item.idempotency_key is not None
-    }
-    replays = await find_replays(ctx, hashes)
+    found = await look_up(ctx, items, types)
     fresh = [
         WorkItem(index, item, memory_type)
         for index, (item, memory_type) in enumerate(zip(items, types, strict=True))
-        if item.idempotency_key not in replays
+        if item.idempotency_key not in found.replays
     ]
     for w in fresh:
         if w.item.privacy > ctx.max_privacy:
@@ -212,12 +209,7 @@ async def resolve(
             raise Forbidden(
                 f"this key may not write at privacy {tier}", field=path(w.index, "privacy")
             )
-    # The session episodes evidence texts go to are read with the entities (one round trip):
-    # an entity named in passing cites its item's evidence at its tier, so needs no other.
-    texts = [(ref, int(w.item.privacy), "") for w in fresh for ref in w.item.evidence]
-    refs = [r for w in fresh for r in (w.item.subject, w.item.object) if r is not None]
-    candidates, sessions = await find_entities_and_sessions(ctx, refs, session_keys_of(ctx, texts))
-    entities = name_entities(ctx, fresh, path, candidates)
+    entities = name_entities(ctx, fresh, path, found.candidates)
     work = [
         WorkItem(w.index, created, MemoryType.ENTITY, by_naming=True)
         for w in fresh
@@ -230,8 +222,12 @@ async def resolve(
         for n, ref in enumerate(w.item.evidence)
     ]
     evidence: dict[Any, ResolvedEvidence] = dict(
-        await resolve_evidence(ctx, [(ref, where) for ref, _, where in cited])
+        resolved_evidence(
+            ctx, [(ref, where) for ref, _, where in cited], found.observations, found.artifacts
+        )
     )
-    inline = await inline_texts(ctx, cited, sessions)
+    inline = await inline_texts(ctx, cited, found.sessions)
     evidence.update(inline.resolved)
-    return ResolvedBatch(items, work, hashes, replays, entities, evidence, inline)
+    return ResolvedBatch(
+        items, work, found.hashes, found.replays, entities, evidence, inline, found.key_states
+    )
