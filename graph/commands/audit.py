@@ -63,28 +63,34 @@ class AuditLog:
     ) -> None:
         self.events.append(
             {
-                "id": new_id(),
                 "action": action,
                 "outcome": "ok",
                 "targetIds": targets,
                 "idempotencyKey": idempotency_key,
                 "requestHash": request_hash,
-                "resultJson": canonical_json(result) if result is not None else None,
+                "result": result,
                 "detail": detail,
             }
         )
 
     def stored_events(self, ctx: WriteContext) -> list[dict[str, Any]]:
-        """The events as stored (idempotency keys as digests)."""
-        return [
-            {
-                **event,
-                "idempotencyKey": key_digest(event["idempotencyKey"], ctx.max_privacy)
-                if event["idempotencyKey"]
-                else None,
-            }
-            for event in self.events
-        ]
+        """The events as stored: one per act of the transaction (action and detail) for all its
+        targets, but one for each request with an idempotency key (stored as a digest), whose
+        replays find its own result."""
+        stored: list[dict[str, Any]] = []
+        shared: dict[tuple[str, str | None], dict[str, Any]] = {}
+        for event in self.events:
+            if event["idempotencyKey"]:
+                digest = key_digest(event["idempotencyKey"], ctx.max_privacy)
+                stored.append({**event, "idempotencyKey": digest})
+            elif (act := (event["action"], event["detail"])) not in shared:
+                shared[act] = {**event, "targetIds": list(event["targetIds"])}
+                stored.append(shared[act])
+            else:
+                # Several targets of one act: their results are their ids, which it lists.
+                shared[act]["targetIds"].extend(event["targetIds"])
+                shared[act]["result"] = None
+        return [_stored(event) for event in stored]
 
     def add_to(self, writes: Writes, ctx: WriteContext) -> None:
         """Add the events to a command's `write_batch.Writes`."""
@@ -92,6 +98,16 @@ class AuditLog:
 
     async def write(self, ctx: WriteContext) -> None:
         await write_all(ctx, self)
+
+
+def _stored(event: dict[str, Any]) -> dict[str, Any]:
+    """An event's properties: its result as canonical JSON, and an id of its own."""
+    result = event.pop("result")
+    return {
+        **event,
+        "id": new_id(),
+        "resultJson": canonical_json(result) if result is not None else None,
+    }
 
 
 def key_digest(key: str, tier: Privacy) -> str:

@@ -22,7 +22,7 @@ from graph.commands.captions import caption
 from graph.commands.writing import WriteContext, new_id
 from graph.domain import memory_types as mt
 from graph.domain.intervals import Interval
-from graph.domain.model import canonical_json
+from graph.domain.model import Claim, EvidenceLink, canonical_json
 from graph.domain.timeline import told_rank
 from graph.domain.timeutil import instant_text, to_native_or_none
 from graph.domain.vocabulary import ClaimStatus, MemoryType, Privacy
@@ -150,9 +150,36 @@ class ClaimRow:
             "archivedAt": instant_text(self.archived_at),
         }
 
-    def stored_props(self, recorded_at: datetime) -> dict[str, Any]:
-        """The property map as a read finds it once written at `recorded_at`."""
-        return {**self.props(), "recordedAt": recorded_at}
+    def written(self, recorded_at: datetime, evidence: list[EvidenceLink]) -> Claim:
+        """The claim a read would show for this new row once written at `recorded_at`, with
+        its `evidence` (a command answers with it, without reading it back); a row replaced
+        again in the same transaction is `SUPERSEDED` (one status per view)."""
+        return Claim(
+            id=self.id,
+            space_id=self.space_id,
+            key=self.key,
+            revision=self.revision,
+            type=self.type,
+            subject_id=self.subject_id,
+            predicate=self.predicate,
+            object_id=self.object_id,
+            value=self.value(),
+            text=self.text,
+            status=ClaimStatus.SUPERSEDED if self.superseded_at else self.status,
+            confidence=self.confidence,
+            importance=self.importance,
+            privacy=self.privacy,
+            pinned=self.pinned,
+            reason=self.reason,
+            actor=self.actor,
+            valid_from=self.valid_from,
+            valid_to=self.valid_to,
+            recorded_at=recorded_at,
+            superseded_at=self.superseded_at,
+            evidence=tuple(
+                sorted(evidence, key=lambda e: (e.kind, e.observation_id or e.artifact_id or ""))
+            ),
+        )
 
     def told_rank(self, now: datetime) -> str:
         """Its rank among the told facts of its key (`graph.domain.timeline.told_rank`); a row

@@ -20,7 +20,7 @@ from graph.commands.references import EvidenceRef
 from graph.commands.write_batch import Writes, write_all
 from graph.commands.writing import WriteContext
 from graph.domain.errors import Forgotten, NotFound, ValidationFailed
-from graph.domain.model import ROLE_AUTHORITY
+from graph.domain.model import ROLE_AUTHORITY, EvidenceLink
 from graph.domain.timeutil import to_native
 from graph.domain.vocabulary import Authority, EvidenceKind, Privacy, Role
 from graph.store.db import run
@@ -53,20 +53,21 @@ class ResolvedEvidence:
     text: str | None = None
     locator: str | None = None
 
-    def projection(self, link: dict[str, Any], recorded_at: datetime) -> dict[str, Any]:
-        """The evidence row reads return (EVIDENCE_PROJECTION), for a link written now."""
-        return {
-            "kind": link["kind"],
-            "authority": link["props"]["authority"],
-            "note": link["props"]["note"],
-            "recordedAt": recorded_at,
-            "observationId": self.ref.observation_id,
-            "artifactId": self.ref.artifact_id,
-            "episodeId": self.episode_id,
-            "text": self.text,
-            "locator": self.locator,
-            "observedAt": self.observed_at,
-        }
+    def written_link(self, link: dict[str, Any], recorded_at: datetime) -> EvidenceLink:
+        """The evidence a read would show for `link` (planned by `EvidencePlan.link`), written
+        at `recorded_at`."""
+        return EvidenceLink(
+            kind=EvidenceKind(link["kind"]),
+            authority=Authority(link["props"]["authority"]),
+            recorded_at=recorded_at,
+            note=link["props"]["note"],
+            observation_id=self.ref.observation_id,
+            artifact_id=self.ref.artifact_id,
+            episode_id=self.episode_id,
+            text=self.text,
+            locator=self.locator,
+            observed_at=self.observed_at,
+        )
 
 
 def authority_of(ref: EvidenceRef, role: Role, what: str, field: str) -> Authority:

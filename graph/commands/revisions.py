@@ -21,7 +21,7 @@ from graph.domain.intervals import Interval
 from graph.domain.model import Claim
 from graph.domain.timeline import Told, shown
 from graph.domain.vocabulary import ClaimStatus, MemoryType, Privacy
-from graph.store.db import run
+from graph.store.db import run, run_plain
 from graph.store.rows import EVIDENCE_PROJECTION, STORED_CLAIM, claim_record
 
 # A key as the writer sees it: only rows at or below its tier count, for the revision numbers as
@@ -114,7 +114,7 @@ class KeyState:
 
 
 async def load_key_states(ctx: WriteContext, keys: list[str]) -> dict[str, KeyState]:
-    rows = await run(
+    rows = await run_plain(
         ctx.tx,
         LOAD_KEY_STATES,
         claimKeys=sorted(set(keys)),
@@ -274,16 +274,15 @@ class WritePlan:
     def add_to(self, writes: Writes, ctx: WriteContext) -> None:
         writes.entities.extend(entity.param() for entity in self.entities)
         writes.superseded_ids.extend(self.superseded)
-        writes.claims.extend(
-            {**row.props(), "toldRank": row.told_rank(ctx.now)} for row in self.rows
-        )
+        ranks = {row.id: row.told_rank(ctx.now) for row in self.rows}
+        writes.claims.extend({**row.props(), "toldRank": ranks[row.id]} for row in self.rows)
         writes.revises.extend({"fromId": newer, "toId": older} for newer, older in self.revises)
         writes.relations.extend(
             {
                 "subjectId": row.subject_id,
                 "objectId": row.object_id,
                 "type": row.predicate,
-                "props": {**row.relation_props(), "toldRank": row.told_rank(ctx.now)},
+                "props": {**row.relation_props(), "toldRank": ranks[row.id]},
             }
             for row in self.rows
             if row.asserts_relation()

@@ -195,6 +195,18 @@ async def run(
     return [record.data() async for record in result]
 
 
+async def run_plain(
+    tx: AsyncManagedTransaction, query: LiteralString, /, **params: Any
+) -> list[dict[str, Any]]:
+    """`run` for a query whose rows hold plain data only (maps, lists, scalars, temporal
+    values; no nodes, relationships or paths): each row taken as the driver decoded it, without
+    `Record.data`'s walk through every nested value (about 1 µs a value; a batch's lookup holds
+    hundreds of thousands)."""
+    _count_query()
+    result = await tx.run(query, params)
+    return [dict(zip(record.keys(), record.values(), strict=True)) async for record in result]
+
+
 def _count_query() -> None:
     counter = query_count.get()
     if counter is not None:
@@ -210,4 +222,13 @@ def _fetch_all(
     return work
 
 
-__all__ = ["UNAVAILABLE", "Graph", "Neo4jTarget", "connect", "query_count", "resolve_target", "run"]
+__all__ = [
+    "UNAVAILABLE",
+    "Graph",
+    "Neo4jTarget",
+    "connect",
+    "query_count",
+    "resolve_target",
+    "run",
+    "run_plain",
+]

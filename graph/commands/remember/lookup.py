@@ -32,7 +32,7 @@ from graph.commands.revisions import LOAD_KEY_STATES, KeyState, key_state
 from graph.commands.writing import WriteContext
 from graph.domain.errors import EngramError
 from graph.domain.vocabulary import MemoryType
-from graph.store.db import run
+from graph.store.db import run_plain
 
 
 def _collected(query: LiteralString, columns: LiteralString, name: LiteralString) -> LiteralString:
@@ -105,12 +105,12 @@ def guessed_keys(
     items: list[RememberInput], types: list[MemoryType], rules: PredicateRules | None
 ) -> set[str]:
     """The keys `items` name before their entities are resolved: their own, the keys of the
-    entities they name by kind and name (which such a name makes, or an alias of it finds), and
-    the fact keys of subjects and objects given by key or by kind and name."""
+    entities they name by kind and name (the entity such a name makes, or whose names an alias
+    joins), and the fact keys of subjects and objects given by key or by kind and name."""
     keys: set[str] = set()
     for item, memory_type in zip(items, types, strict=True):
         refs = [r for r in (item.subject, item.object) if r is not None]
-        keys |= {k for r in refs if (k := r.key or r.derived_key()) is not None}
+        keys |= {k for r in refs if (k := r.derived_key()) is not None}
         if memory_type is not MemoryType.FACT:
             keys.add(item.key or "")
             continue
@@ -145,7 +145,7 @@ async def look_up(ctx: WriteContext, items: list[RememberInput], types: list[Mem
     observation_ids, artifact_ids = cited_ids(cited)
     has_facts = any(memory_type is MemoryType.FACT for memory_type in types)
     rules = await load_rules(ctx) if has_facts else None
-    [row] = await run(
+    [row] = await run_plain(
         ctx.tx,
         GATHER,
         **entities.params(ctx, session_keys),

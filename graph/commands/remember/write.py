@@ -12,14 +12,11 @@ corroborated, replayed results and rows that got copies of a stored row's eviden
 
 from __future__ import annotations
 
-from typing import Any
-
 from graph.commands.remember.plan import PlannedBatch
 from graph.commands.revisions import load_claims
 from graph.commands.write_batch import write_all
 from graph.commands.writing import WriteContext
-from graph.domain.model import Claim
-from graph.store.rows import claim_record
+from graph.domain.model import Claim, EvidenceLink
 
 
 async def write(ctx: WriteContext, planned: PlannedBatch) -> list[Claim]:
@@ -29,16 +26,14 @@ async def write(ctx: WriteContext, planned: PlannedBatch) -> list[Claim]:
     copied = {copy["toId"] for copy in planned.evidence.copies}
     written = {row.id: row for row in planned.rows.rows if row.id not in copied}
     by_target = {e.ref.target_id: e for e in resolved.evidence.values()}
-    links: dict[str, list[dict[str, Any]]] = {}
+    links: dict[str, list[EvidenceLink]] = {}
     for link in planned.evidence.links:
         if link["claimId"] in written:
             cited = by_target[link["targetId"]]
-            links.setdefault(link["claimId"], []).append(cited.projection(link, ctx.now))
+            links.setdefault(link["claimId"], []).append(cited.written_link(link, ctx.now))
     unwritten = [i for i in planned.answers if i not in written]
     loaded = await load_claims(ctx, unwritten) if unwritten else {}
     return [
-        claim_record(written[i].stored_props(ctx.now), links.get(i, []), known_at=None)
-        if i in written
-        else loaded[i]
+        written[i].written(ctx.now, links.get(i, [])) if i in written else loaded[i]
         for i in planned.answers
     ]
