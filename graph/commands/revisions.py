@@ -21,7 +21,7 @@ from graph.domain.intervals import Interval
 from graph.domain.model import Claim
 from graph.domain.timeline import Told, shown
 from graph.domain.vocabulary import ClaimStatus, MemoryType, Privacy
-from graph.store.db import run, run_plain
+from graph.store.db import run
 from graph.store.rows import EVIDENCE_PROJECTION, STORED_CLAIM, claim_record
 
 # A key as the writer sees it: only rows at or below its tier count, for the revision numbers as
@@ -114,7 +114,7 @@ class KeyState:
 
 
 async def load_key_states(ctx: WriteContext, keys: list[str]) -> dict[str, KeyState]:
-    rows = await run_plain(
+    rows = await run(
         ctx.tx,
         LOAD_KEY_STATES,
         claimKeys=sorted(set(keys)),

@@ -32,7 +32,7 @@ from graph.commands.revisions import LOAD_KEY_STATES, KeyState, key_state
 from graph.commands.writing import WriteContext
 from graph.domain.errors import EngramError
 from graph.domain.vocabulary import MemoryType
-from graph.store.db import run_plain
+from graph.store.db import run
 
 
 def _collected(query: LiteralString, columns: LiteralString, name: LiteralString) -> LiteralString:
@@ -145,7 +145,7 @@ async def look_up(ctx: WriteContext, items: list[RememberInput], types: list[Mem
     observation_ids, artifact_ids = cited_ids(cited)
     has_facts = any(memory_type is MemoryType.FACT for memory_type in types)
     rules = await load_rules(ctx) if has_facts else None
-    [row] = await run_plain(
+    [row] = await run(
         ctx.tx,
         GATHER,
         **entities.params(ctx, session_keys),
