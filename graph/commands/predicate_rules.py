@@ -89,6 +89,14 @@ class PredicateRules:
         return [rules[p] for p in sorted(rules)]
 
 
+def declared_rules(ctx: WriteContext) -> PredicateRules:
+    """The writer's space's rules as its tick read them."""
+    if ctx.declared_predicates is None:
+        raise ValueError("the tick did not read the space's rules")
+    one, many = ctx.declared_predicates
+    return rules_of({"one": one, "many": many})
+
+
 async def load_rules(ctx: WriteContext) -> PredicateRules:
     """The writer's space's rules: as its tick read them, else read now."""
     if ctx.declared_predicates is not None:

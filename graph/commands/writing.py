@@ -16,17 +16,17 @@ from __future__ import annotations
 import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from datetime import datetime
-from typing import LiteralString, TypeVar
+from datetime import datetime, timedelta
+from typing import Any, LiteralString, TypeVar
 
 from neo4j import AsyncManagedTransaction
 from neo4j.exceptions import ConstraintError
 
 from graph.domain.actor import Actor
 from graph.domain.errors import NotFound, RevisionConflict
-from graph.domain.timeutil import to_native
+from graph.domain.timeutil import to_native, utc_now
 from graph.domain.vocabulary import Privacy
-from graph.store.clock import TICK, TICK_IN_SPACE
+from graph.store.clock import TICK, TICK_IN_SPACE, TICK_SPACE
 from graph.store.db import Graph, run
 
 T = TypeVar("T")
@@ -54,6 +54,44 @@ class WriteContext:
     """The actor may place and release legal holds here (and learn what a hold is about)."""
     declared_predicates: tuple[tuple[str, ...], tuple[str, ...]] | None = None
     """The space's declared `ONE` and `MANY` predicates, read with the tick (None: not read)."""
+    read_with_tick: tuple[ReadWithTick, dict[str, Any]] | None = None
+    """A `ReadWithTick` and the row it found in the tick's own statement (None: none run, or
+    run on a guess the tick proved wrong; the command then reads for itself)."""
+
+
+@dataclass(frozen=True)
+class ReadWithTick:
+    """A command's first read, run in its tick's own statement: one round trip instead of two.
+
+    `parts` are `CALL (ticked) { … }` subqueries (`ticked`: the id of the space the tick found,
+    taken in so that no part can run before the tick), each binding what `columns` lists;
+    `params` gives
+    their parameters for a context guessed from the space's last tick in this process (its id
+    and declared rules) — the tick then proves the guess or not. The parts run after the tick
+    holds the space, so they see every write committed before it: the guess's `now` is this
+    process's, and a read's recorded-time bound is `LOOKAHEAD` past it (nothing is recorded
+    later than the tick while it holds the space)."""
+
+    parts: LiteralString
+    columns: LiteralString
+    params: Callable[[WriteContext], dict[str, Any]]
+
+
+LOOKAHEAD = timedelta(minutes=10)
+"""How far past this process's clock a read with the tick looks in recorded time; a tick
+further ahead than that (a remote Neo4j's clock) proves the guess wrong."""
+
+SKEW = timedelta(seconds=1)
+"""How far the tick's time may differ from this process's for a read with the tick to stand
+for the view at the tick (valid time is read at this process's `now`)."""
+
+
+@dataclass(frozen=True)
+class Ticked:
+    """What a space's last tick in this process found: its id and declared rules."""
+
+    space_id: str
+    declared_predicates: tuple[tuple[str, ...], tuple[str, ...]]
 
 
 async def begin_write(
@@ -61,24 +99,45 @@ async def begin_write(
     space: str,
     actor: Actor,
     needs: Callable[[Actor, str], None] = Actor.check_write,
+    *,
+    reading: ReadWithTick | None = None,
+    last: Ticked | None = None,
 ) -> WriteContext:
     """Check the actor's grant (`needs`: write, unless another), then tick the space's clock
-    (serialising its writers); FORBIDDEN without the grant, NOT_FOUND if the space is gone."""
+    (serialising its writers); FORBIDDEN without the grant, NOT_FOUND if the space is gone.
+    With `reading` and what the space's `last` tick found, the read runs in the tick's statement
+    (`ReadWithTick`)."""
     needs(actor, space)
     tier = actor.tier_in(space)
-    [row] = await run(tx, TICK_IN_SPACE, space=space)
+    legal = actor.has_legal(space)
+    guess = None
+    if reading is not None and last is not None:
+        guess = WriteContext(
+            tx, utc_now(), last.space_id, space, actor.name, tier, legal, last.declared_predicates
+        )
+        tick_and_read = TICK_SPACE + _TICKED + reading.parts + _READ_TICKED + reading.columns
+        [row] = await run(tx, tick_and_read, space=space, **reading.params(guess))
+    else:
+        [row] = await run(tx, TICK_IN_SPACE, space=space)
     if row["id"] is None or not row["live"]:
         raise NotFound(f"no space named {space!r}", field="space")
+    now = to_native(row["now"])
+    proven = guess is not None and row["id"] == guess.space_id and abs(now - guess.now) <= SKEW
     return WriteContext(
         tx,
-        to_native(row["now"]),
+        now,
         row["id"],
         space,
         actor.name,
         tier,
-        actor.has_legal(space),
+        legal,
         (tuple(row["onePredicates"]), tuple(row["manyPredicates"])),
+        (reading, row) if proven and reading is not None else None,
     )
+
+
+_TICKED: LiteralString = "WITH now, id AS ticked, live, onePredicates, manyPredicates\n"
+_READ_TICKED: LiteralString = "RETURN now, ticked AS id, live, onePredicates, manyPredicates, "
 
 
 async def run_command(
@@ -88,14 +147,20 @@ async def run_command(
     work: Callable[[WriteContext], Awaitable[T]],
     *,
     needs: Callable[[Actor, str], None] = Actor.check_write,
+    reading: ReadWithTick | None = None,
 ) -> T:
     """Run `work` in one writing transaction of `space` as `actor` (retried on transient
     failures, so `work` must be safe to run again): the grant checked, the clock ticked, the
-    space found. A uniqueness constraint that fires means a writer outside Engram raced this
-    one (the space's clock serialises Engram's own): REVISION_CONFLICT, nothing written."""
+    space found (and `reading` run with the tick, once this process has ticked the space). A
+    uniqueness constraint that fires means a writer outside Engram raced this one (the space's
+    clock serialises Engram's own): REVISION_CONFLICT, nothing written."""
 
     async def transaction(tx: AsyncManagedTransaction) -> T:
-        return await work(await begin_write(tx, space, actor, needs))
+        last = graph.ticked.get(space)
+        ctx = await begin_write(tx, space, actor, needs, reading=reading, last=last)
+        if ctx.declared_predicates is not None:
+            graph.ticked[space] = Ticked(ctx.space_id, ctx.declared_predicates)
+        return await work(ctx)
 
     try:
         return await graph.write_tx(transaction)

@@ -144,6 +144,9 @@ class Graph:
         self.driver = driver
         self.database = database
         self.retry_time = retry_time
+        self.ticked: dict[str, Any] = {}
+        """What each space's last tick in this process found (`commands.writing.Ticked`), by
+        name: what a write may guess before its own tick answers."""
 
     async def close(self) -> None:
         await self.driver.close()

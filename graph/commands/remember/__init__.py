@@ -20,6 +20,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from graph.commands.remember.input import Path, RememberInput, paths, validate
+from graph.commands.remember.lookup import Lookup
 from graph.commands.remember.plan import plan
 from graph.commands.remember.resolve import resolve
 from graph.commands.remember.write import write
@@ -50,17 +51,19 @@ async def remember(
     path = paths(field)
     parsed, types = _validated(items, path)
 
-    async def work(ctx: WriteContext) -> list[Claim]:
-        return await _remember_in(ctx, parsed, types, path)
+    lookup = Lookup(parsed, types)
 
-    return await run_command(graph, space, actor, work)
+    async def work(ctx: WriteContext) -> list[Claim]:
+        return await _remember_in(ctx, lookup, path)
+
+    return await run_command(graph, space, actor, work, reading=lookup.reading)
 
 
 async def remember_in(ctx: WriteContext, items: Sequence[RememberInput]) -> list[Claim]:
     """`remember` inside a writing transaction that has begun (`begin_write`)."""
     path = paths(None)
     parsed, types = _validated(items, path)
-    return await _remember_in(ctx, parsed, types, path)
+    return await _remember_in(ctx, Lookup(parsed, types), path)
 
 
 def _validated(
@@ -81,8 +84,6 @@ def _validated(
     return parsed, types
 
 
-async def _remember_in(
-    ctx: WriteContext, items: list[RememberInput], types: list[MemoryType], path: Path
-) -> list[Claim]:
-    resolved = await resolve(ctx, items, types, path)
+async def _remember_in(ctx: WriteContext, lookup: Lookup, path: Path) -> list[Claim]:
+    resolved = await resolve(ctx, lookup, path)
     return await write(ctx, await plan(ctx, resolved, path))

@@ -1,5 +1,6 @@
-"""Looking a `remember` batch up: everything it refers to, read in one round trip once the
-space's clock is held (`GATHER`).
+"""Looking a `remember` batch up: everything it refers to, read in one statement once the
+space's clock is held — the tick's own (`Lookup.reading`, once this process has ticked the
+space), or the first after it (`GATHER`).
 
 One statement asks at once what the batch's steps would otherwise ask one after the other:
 the earlier results of its idempotency keys (`audit.FIND_IDEMPOTENT`), every entity its
@@ -9,27 +10,30 @@ references may mean and the session episodes its evidence texts may go to
 its entities are resolved (`revisions.LOAD_KEY_STATES`): the keys it gives, the keys of the
 entities it names by kind and name, and the fact keys those make. A key only known once its
 entities are resolved (a subject given by id, or by a name without a kind that an entity of
-another key bears) is read when the batch is planned. One round trip instead of four is most
-of a single write's time.
+another key bears) is read when the batch is planned. A single write's round trips were most
+of its time: five became two (the tick with the lookup, then the write), and the commit.
 
-    found = await look_up(ctx, items, types, path)
+    lookup = Lookup(items, types)
+    await run_command(graph, space, actor, work, reading=lookup.reading)   # in `work`:
+    found = await lookup.found(ctx)
     found.replays, found.candidates, found.key_states
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any, LiteralString
 
 from graph.commands.audit import FIND_IDEMPOTENT, Replay, replay_keys, replays_of, request_hash
 from graph.commands.entity_refs import ENTITIES_AND_SESSIONS_FOUND, EntityLookup
 from graph.commands.evidence import FIND_ARTIFACTS, FIND_OBSERVATIONS, cited_ids
 from graph.commands.inline_evidence import session_keys_of
-from graph.commands.predicate_rules import PredicateRules, load_rules
+from graph.commands.predicate_rules import PredicateRules, declared_rules
 from graph.commands.references import EntityRef
 from graph.commands.remember.input import RememberInput, fact_key
 from graph.commands.revisions import LOAD_KEY_STATES, KeyState, key_state
-from graph.commands.writing import WriteContext
+from graph.commands.writing import LOOKAHEAD, ReadWithTick, WriteContext
 from graph.domain.errors import EngramError
 from graph.domain.vocabulary import MemoryType
 from graph.store.db import run
@@ -37,9 +41,12 @@ from graph.store.db import run
 
 def _collected(query: LiteralString, columns: LiteralString, name: LiteralString) -> LiteralString:
     """`query`'s rows as one list `name` of maps of its `columns` (one row even when it finds
-    nothing, so the parts of a statement never cancel each other)."""
+    nothing, so the parts of a statement never cancel each other). After a tick (`ticked`: the
+    space id it found), the part runs only in the space it guessed (`$spaceId`), and only once
+    the tick holds it: taking `ticked` in makes the part depend on the tick, so no plan can
+    read before it."""
     return (
-        "CALL () {\n  CALL () {"
+        "CALL (ticked) {\n  WITH ticked WHERE ticked IS NULL OR ticked = $spaceId\n  CALL () {"
         + query
         + "}\n  RETURN collect({"
         + columns
@@ -49,7 +56,7 @@ def _collected(query: LiteralString, columns: LiteralString, name: LiteralString
     )
 
 
-GATHER: LiteralString = (
+PARTS: LiteralString = (
     _collected(
         FIND_IDEMPOTENT,
         "key: key, action: action, requestHash: requestHash, resultJson: resultJson",
@@ -79,9 +86,15 @@ GATHER: LiteralString = (
         "entityPrivacy: entityPrivacy",
         "keyStates",
     )
-    + "RETURN replays, entities, observations, artifacts, keyStates\n"
 )
-"""Everything a batch refers to, in one row of lists (see the module's docstring)."""
+"""What a batch refers to, each part binding one list (see the module's docstring)."""
+
+COLUMNS: LiteralString = (
+    "$sessionKeys AS sessionKeys, replays, entities, observations, artifacts, keyStates"
+)
+
+GATHER: LiteralString = "WITH null AS ticked\n" + PARTS + "RETURN " + COLUMNS + "\n"
+"""Everything a batch refers to, in one row of lists."""
 
 
 @dataclass
@@ -130,37 +143,58 @@ def _ref_key(ref: EntityRef | None) -> str | None:
     return None if ref is None else ref.key or ref.derived_key()
 
 
-async def look_up(ctx: WriteContext, items: list[RememberInput], types: list[MemoryType]) -> Found:
-    """Everything `items` (checked, of `types`) refer to, in one round trip."""
-    hashes = {
-        item.idempotency_key: ("remember", request_hash("remember", item.model_dump(mode="json")))
-        for item in items
-        if item.idempotency_key is not None
-    }
-    refs = [r for item in items for r in (item.subject, item.object) if r is not None]
-    texts = [(ref, int(item.privacy), "") for item in items for ref in item.evidence]
-    cited = [(ref, "") for item in items for ref in item.evidence]
-    session_keys = session_keys_of(ctx, texts)
-    entities = EntityLookup.of(refs)
-    observation_ids, artifact_ids = cited_ids(cited)
-    has_facts = any(memory_type is MemoryType.FACT for memory_type in types)
-    rules = await load_rules(ctx) if has_facts else None
-    [row] = await run(
-        ctx.tx,
-        GATHER,
-        **entities.params(ctx, session_keys),
-        keys=replay_keys(ctx, hashes),
-        observationIds=observation_ids,
-        artifactIds=artifact_ids,
-        claimKeys=sorted(guessed_keys(items, types, rules)),
-    )
-    candidates, sessions = entities.found(row["entities"], session_keys)
-    return Found(
-        hashes=hashes,
-        replays=replays_of(row["replays"], hashes),
-        candidates=candidates,
-        sessions=sessions,
-        observations=row["observations"],
-        artifacts=row["artifacts"],
-        key_states={state["key"]: key_state(state) for state in row["keyStates"]},
-    )
+class Lookup:
+    """What a batch's items ask to look up, and reading it: with the tick (`reading`), or on its
+    own (`found`, when the tick did not run it)."""
+
+    def __init__(self, items: list[RememberInput], types: list[MemoryType]) -> None:
+        self.items = items
+        self.types = types
+        self.hashes = {
+            item.idempotency_key: (
+                "remember",
+                request_hash("remember", item.model_dump(mode="json")),
+            )
+            for item in items
+            if item.idempotency_key is not None
+        }
+        refs = [r for item in items for r in (item.subject, item.object) if r is not None]
+        self.entities = EntityLookup.of(refs)
+        self.texts = [(ref, int(item.privacy), "") for item in items for ref in item.evidence]
+        cited = [(ref, "") for item in items for ref in item.evidence]
+        self.observation_ids, self.artifact_ids = cited_ids(cited)
+        self.reading = ReadWithTick(
+            PARTS, COLUMNS, lambda guess: self.params(guess, known_at=guess.now + LOOKAHEAD)
+        )
+        """The lookup run in the tick's statement, on a guessed context."""
+
+    def params(self, ctx: WriteContext, *, known_at: datetime | None = None) -> dict[str, Any]:
+        """`GATHER`'s parameters in `ctx` (entities as known at `known_at`, else `ctx.now`)."""
+        has_facts = any(memory_type is MemoryType.FACT for memory_type in self.types)
+        rules = declared_rules(ctx) if has_facts else None
+        return {
+            **self.entities.params(ctx, session_keys_of(ctx, self.texts), known_at=known_at),
+            "keys": replay_keys(ctx, self.hashes),
+            "observationIds": self.observation_ids,
+            "artifactIds": self.artifact_ids,
+            "claimKeys": sorted(guessed_keys(self.items, self.types, rules)),
+        }
+
+    async def found(self, ctx: WriteContext) -> Found:
+        """What the items refer to: as the tick read it, else read now (one round trip)."""
+        session_keys = session_keys_of(ctx, self.texts)
+        read = ctx.read_with_tick
+        row = read[1] if read is not None and read[0] is self.reading else None
+        # A guess made on the other side of midnight asked for another day's session episode.
+        if row is None or row["sessionKeys"] != sorted(set(session_keys)):
+            [row] = await run(ctx.tx, GATHER, **self.params(ctx))
+        candidates, sessions = self.entities.found(row["entities"], session_keys)
+        return Found(
+            hashes=self.hashes,
+            replays=replays_of(row["replays"], self.hashes),
+            candidates=candidates,
+            sessions=sessions,
+            observations=row["observations"],
+            artifacts=row["artifacts"],
+            key_states={state["key"]: key_state(state) for state in row["keyStates"]},
+        )

@@ -13,7 +13,7 @@
 
 Everything is read at once (`lookup.look_up`), then resolved in Python.
 
-    batch = await resolve(ctx, items, types, path)
+    batch = await resolve(ctx, Lookup(items, types), path)
     [(w.index, w.memory_type, w.by_naming) for w in batch.work]
 """
 
@@ -28,7 +28,7 @@ from graph.commands.evidence import ResolvedEvidence, resolved_evidence
 from graph.commands.inline_evidence import InlinePlan, inline_texts
 from graph.commands.references import EntityRef
 from graph.commands.remember.input import Path, RememberInput, validate
-from graph.commands.remember.lookup import look_up
+from graph.commands.remember.lookup import Lookup
 from graph.commands.revisions import KeyState
 from graph.commands.writing import WriteContext
 from graph.domain import memory_types as mt
@@ -193,11 +193,10 @@ def _named_in_passing(item: RememberInput, ref: EntityRef, key: str, where: str)
     return created
 
 
-async def resolve(
-    ctx: WriteContext, items: list[RememberInput], types: list[MemoryType], path: Path
-) -> ResolvedBatch:
-    """Resolve what `items` (checked by `input.validate`, of `types`) refer to."""
-    found = await look_up(ctx, items, types)
+async def resolve(ctx: WriteContext, lookup: Lookup, path: Path) -> ResolvedBatch:
+    """Resolve what the items of `lookup` (checked by `input.validate`) refer to."""
+    items, types = lookup.items, lookup.types
+    found = await lookup.found(ctx)
     fresh = [
         WorkItem(index, item, memory_type)
         for index, (item, memory_type) in enumerate(zip(items, types, strict=True))
