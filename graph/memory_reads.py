@@ -8,9 +8,9 @@ show is neither returned nor counted nor named in an error.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from datetime import datetime
-from typing import Unpack
+from typing import TypeVar, Unpack
 
 from graph.commands import predicate_rules, spaces
 from graph.commands.spaces import Space
@@ -42,6 +42,8 @@ from graph.reads.messages import messages as recall
 from graph.reads.visibility import View
 from graph.store.db import Graph
 
+T = TypeVar("T")
+
 EntityRef = str | Mapping[str, str | None]
 """An entity by id, or a reference naming exactly one of its id, key or current name."""
 
@@ -52,6 +54,8 @@ class Reads:
     def __init__(self, graph: Graph, embedder: Embedder) -> None:
         self.graph = graph
         self.embedder = embedder
+        self._space_ids: dict[str, str] = {}
+        """The id of each space a view was opened on in this process, by name."""
 
     async def view(
         self,
@@ -62,7 +66,31 @@ class Reads:
     ) -> View:
         """A view of `space` at the actor's tier; FORBIDDEN when it may not read the space."""
         tier = actor.tier_in(space)
-        return await View.open(self.graph, space, as_of=as_of, known_at=known_at, max_privacy=tier)
+        view = await View.open(self.graph, space, as_of=as_of, known_at=known_at, max_privacy=tier)
+        self._space_ids[space] = view.space_id
+        return view
+
+    async def viewed(
+        self,
+        actor: Actor,
+        space: str,
+        as_of: datetime | None,
+        known_at: datetime | None,
+        read: Callable[[View], Awaitable[T]],
+    ) -> tuple[View, T]:
+        """`read` in a view of `space` (as `view` opens it), and that view; once a view of the
+        space was opened in this process, the read waits beside the view's own query
+        (`View.open_beside`) instead of after it."""
+        tier = actor.tier_in(space)
+        space_id = self._space_ids.get(space)
+        if space_id is None:
+            view = await self.view(actor, space, as_of, known_at)
+            return view, await read(view)
+        view, found = await View.open_beside(
+            self.graph, space, space_id, read, as_of=as_of, known_at=known_at, max_privacy=tier
+        )
+        self._space_ids[space] = view.space_id
+        return view, found
 
     async def written_view(self, actor: Actor, space: str, written: Sequence[Claim]) -> View:
         """The view a write's claims are shown in: now, at the actor's tier, known at least as

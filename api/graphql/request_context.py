@@ -37,6 +37,17 @@ class EngramContext:
         """A view of `space` at the caller's tier; FORBIDDEN when the key may not read it."""
         return await self.memory.reads.view(self.principal, space, as_of, known_at)
 
+    async def viewed(
+        self,
+        space: str,
+        as_of: datetime | None,
+        known_at: datetime | None,
+        read: Callable[[View], Awaitable[V]],
+    ) -> tuple[View, V]:
+        """`read` in a view of `space` at the caller's tier, and that view (the view's own query
+        and the read wait side by side once the space has been read in this process)."""
+        return await self.memory.reads.viewed(self.principal, space, as_of, known_at, read)
+
     def loader(
         self, name: str, view: View, load: Callable[[list[K]], Awaitable[list[V]]]
     ) -> DataLoader[K, V]:

@@ -178,14 +178,19 @@ class Query:
         known_at: datetime | None = None,
         first: int = 50,
     ) -> Related | None:
-        view = await info.context.view(space, as_of, known_at)
-        found = await info.context.memory.reads.related(
-            view,
-            command_data(entity),
-            hops=hops,
-            relation_types=relation_types,
-            direction=direction,
-            first=first,
+        reads = info.context.memory.reads
+        view, found = await info.context.viewed(
+            space,
+            as_of,
+            known_at,
+            lambda view: reads.related(
+                view,
+                command_data(entity),
+                hops=hops,
+                relation_types=relation_types,
+                direction=direction,
+                first=first,
+            ),
         )
         entity_loader(info.context, view).prime_many({e.id: e for e in found.entities})
         nodes = [
@@ -210,9 +215,14 @@ class Query:
         known_at: datetime | None = None,
         first: int = 5,
     ) -> Explanation | None:
-        view = await info.context.view(space, as_of, known_at)
-        found = await info.context.memory.reads.explain_relation(
-            view, command_data(from_), command_data(to), max_hops=max_hops, first=first
+        reads = info.context.memory.reads
+        view, found = await info.context.viewed(
+            space,
+            as_of,
+            known_at,
+            lambda view: reads.explain_relation(
+                view, command_data(from_), command_data(to), max_hops=max_hops, first=first
+            ),
         )
         entity_loader(info.context, view).prime_many({e.id: e for e in found.entities})
         return Explanation.of(found, view)
@@ -238,13 +248,18 @@ class Query:
             ),
         ] = False,
     ) -> list[SearchHit] | None:
-        view = await info.context.view(space, as_of, known_at)
-        hits = await info.context.memory.reads.search(
-            view,
-            query,
-            types=list(types) if types else None,
-            first=first,
-            include_history=include_history,
+        reads = info.context.memory.reads
+        view, hits = await info.context.viewed(
+            space,
+            as_of,
+            known_at,
+            lambda view: reads.search(
+                view,
+                query,
+                types=list(types) if types else None,
+                first=first,
+                include_history=include_history,
+            ),
         )
         return [
             SearchHit(
