@@ -76,8 +76,7 @@ CALL (ix) {
   YIELD node AS m, score
   RETURN m, score
   UNION
-  WITH ix WHERE ix IS NULL
-  MATCH (m:Meaning {spaceId: $spaceId})
+  MATCH (m:Meaning {spaceId: CASE WHEN ix IS NULL THEN $spaceId END})
   RETURN m, vector.similarity.cosine(m.embedding, $vector) AS score
 }
 RETURN m.claimId AS id, score
