@@ -13,8 +13,11 @@ Six variants are measured in every round, their order alternating between rounds
   facts written before), facts per second, and `raw single`, one new fact per transaction.
 
 The table gives medians over the rounds of rates and p50 latencies, and the medians of the
-ratios paired within a round (HTTP beside engine), so a shared machine's drift cancels out.
-Goals: ≥ 1,000 facts/s batched over HTTP, ≤ 10 ms p50 for a single remember over HTTP.
+ratios paired within a round (HTTP beside engine, each beside the floor), so a shared machine's
+drift cancels out. Goals (issue 29, replacing the absolute ones of before): batched by names over
+HTTP ≥ 0.8x the raw fact floor (`names_http_vs_raw`), a single remember over HTTP ≤ 1.5x the
+raw one-fact transaction, p50 (`single_http_vs_raw`). `measure_ingest` is what `bench.scale`
+runs.
 
     python -m bench.ingest [--rounds 5] [--batched 2000] [--size 500] [--single 200]
 
@@ -37,9 +40,16 @@ from typing import Annotated, Any
 
 import httpx
 import typer
+from rich.console import Console
 from rich.table import Table
 
-from bench._support import bench_console, delete_space, fresh_space_name, percentile
+from bench._support import (
+    bench_console,
+    delete_space,
+    fresh_space_name,
+    open_memory,
+    percentile,
+)
 from bench.raw_fact_writes import RAW_EVIDENCE, RAW_FACTS, Floor
 from graph.domain.actor import Actor
 from graph.memory import Memory
@@ -167,87 +177,129 @@ class Round:
             await self.memory.writes.remember(ACTOR, self.spaces["engine batched"], items)
         return facts // size * size / (time.perf_counter() - started)
 
-    async def http_single(self, calls: int) -> float:
-        return await p50_ms(
+    async def http_single(self, calls: int) -> list[float]:
+        return await latencies_ms(
             [self.talk.next()[0] for _ in range(calls)],
             lambda item: post(self.client, REMEMBER, s=self.spaces["http single"], input=item),
         )
 
-    async def engine_single(self, calls: int) -> float:
+    async def engine_single(self, calls: int) -> list[float]:
         space = self.spaces["engine single"]
-        return await p50_ms(
+        return await latencies_ms(
             [self.talk.next()[1] for _ in range(calls)],
             lambda item: self.memory.writes.remember(ACTOR, space, [item]),
         )
 
-    async def raw_single(self, floor: Floor, calls: int) -> float:
-        return percentile(await floor.single_ms(calls), 50)
 
-
-async def p50_ms(items: list[dict[str, Any]], call: Callable[[Any], Awaitable[object]]) -> float:
+async def latencies_ms(
+    items: list[dict[str, Any]], call: Callable[[Any], Awaitable[object]]
+) -> list[float]:
     latencies = []
     for item in items:
         started = time.perf_counter()
         await call(item)
         latencies.append((time.perf_counter() - started) * 1000)
-    return percentile(latencies, 50)
+    return latencies
+
+
+VARIANTS = (
+    "http batched",
+    "engine batched",
+    "raw facts",
+    "raw evidence",
+    "http single",
+    "engine single",
+    "raw single",
+)
+SINGLE = frozenset({"http single", "engine single", "raw single"})
+"""Measured by latency (every call's ms); the others by facts per second."""
+FLOOR_ONLY = frozenset({"raw evidence", "raw single"})
+"""The floor writes into one space of its own (`raw facts`)."""
+
+
+@dataclasses.dataclass
+class Ingest:
+    """Facts/s of the batched variants and every single call's ms, by variant, per round."""
+
+    rates: dict[str, list[float]] = dataclasses.field(default_factory=dict)
+    ms: dict[str, list[list[float]]] = dataclasses.field(default_factory=dict)
+
+    def per_round(self, name: str) -> list[float]:
+        """Facts/s of each round, or for a single variant the p50 (ms) of each round."""
+        if name in SINGLE:
+            return [percentile(each, 50) for each in self.ms[name]]
+        return self.rates[name]
+
+    def median(self, name: str) -> float:
+        return statistics.median(self.per_round(name))
+
+    def paired(self, top: str, bottom: str) -> float:
+        """Median over rounds of top/bottom measured in the same round."""
+        return paired(self.per_round(top), self.per_round(bottom))
+
+
+async def measure_ingest(
+    memory: Memory,
+    console: Console,
+    *,
+    rounds: int,
+    batched: int,
+    size: int,
+    single: int,
+    env: dict[str, str] | None = None,
+) -> Ingest:
+    """Every variant `rounds` times, in an order alternating per round, against an `engram
+    serve` started on the Neo4j `env` names (the configured one without it); each variant in a
+    new bench space of its own, deleted after."""
+    spaces = {name: fresh_space_name() for name in VARIANTS if name not in FLOOR_ONLY}
+    found = Ingest()
+    try:
+        async with engram_serve(env) as served:
+            for space in spaces.values():
+                await memory.writes.create_space(ACTOR, space)
+            bench = Round(served.client, memory, spaces)
+            await bench.http_batched(size, size)  # warm up both paths and the server's caches
+            await bench.engine_batched(size, size)
+            for _ in range(2):  # rows for the floor to copy, in a space of its own
+                facts = [bench.talk.next()[1] for _ in range(size)]
+                await memory.writes.remember(ACTOR, spaces["raw facts"], facts)
+            floor = await Floor.of(memory, spaces["raw facts"])
+            batches: dict[str, Callable[[], Awaitable[float]]] = {
+                "http batched": lambda: bench.http_batched(batched, size),
+                "engine batched": lambda: bench.engine_batched(batched, size),
+                "raw facts": lambda: floor.batched(RAW_FACTS, batched, size),
+                "raw evidence": lambda: floor.batched(RAW_EVIDENCE, batched, size),
+            }
+            singles: dict[str, Callable[[], Awaitable[list[float]]]] = {
+                "http single": lambda: bench.http_single(single),
+                "engine single": lambda: bench.engine_single(single),
+                "raw single": lambda: floor.single_ms(single),
+            }
+            for number in range(rounds):
+                load = os.getloadavg()[0]
+                order = list(VARIANTS) if number % 2 == 0 else list(reversed(VARIANTS))
+                for name in order:
+                    if name in SINGLE:
+                        found.ms.setdefault(name, []).append(await singles[name]())
+                    else:
+                        found.rates.setdefault(name, []).append(await batches[name]())
+                console.print(
+                    f"round {number + 1}: "
+                    + ", ".join(f"{n} {found.per_round(n)[-1]:,.1f}" for n in VARIANTS)
+                    + f" (load average {load:.2f} → {os.getloadavg()[0]:.2f})"
+                )
+    finally:
+        for space in spaces.values():
+            await delete_space(memory, space)
+    return found
 
 
 async def run(rounds: int, batched: int, size: int, single: int) -> None:
     console = bench_console()
-    variants = (
-        "http batched",
-        "engine batched",
-        "raw facts",
-        "raw evidence",
-        "http single",
-        "engine single",
-        "raw single",
-    )
-    # The floor writes into one space of its own ("raw facts").
-    floor_only = ("raw evidence", "raw single")
-    spaces = {name: fresh_space_name() for name in variants if name not in floor_only}
-    results: dict[str, list[float]] = {name: [] for name in variants}
-    async with await Memory.open() as memory, engram_serve() as served:
-        client = served.client
-        for space in spaces.values():
-            await memory.writes.create_space(ACTOR, space)
-        bench = Round(client, memory, spaces)
-        await bench.http_batched(size, size)  # warm up both paths and the server's caches
-        await bench.engine_batched(size, size)
-        for _ in range(2):  # rows for the floor to copy, in a space of its own
-            facts = [bench.talk.next()[1] for _ in range(size)]
-            await memory.writes.remember(ACTOR, spaces["raw facts"], facts)
-        floor = await Floor.of(memory, spaces["raw facts"])
-        try:
-            for number in range(rounds):
-                load = os.getloadavg()[0]
-                order = list(variants) if number % 2 == 0 else list(reversed(variants))
-                for name in order:
-                    match name:
-                        case "http batched":
-                            value = await bench.http_batched(batched, size)
-                        case "engine batched":
-                            value = await bench.engine_batched(batched, size)
-                        case "raw facts":
-                            value = await floor.batched(RAW_FACTS, batched, size)
-                        case "raw evidence":
-                            value = await floor.batched(RAW_EVIDENCE, batched, size)
-                        case "http single":
-                            value = await bench.http_single(single)
-                        case "raw single":
-                            value = await bench.raw_single(floor, single)
-                        case _:
-                            value = await bench.engine_single(single)
-                    results[name].append(value)
-                console.print(
-                    f"round {number + 1}: "
-                    + ", ".join(f"{n} {results[n][-1]:,.1f}" for n in variants)
-                    + f" (load average {load:.2f} → {os.getloadavg()[0]:.2f})"
-                )
-        finally:
-            for space in spaces.values():
-                await delete_space(memory, space)
+    async with open_memory() as memory:
+        found = await measure_ingest(
+            memory, console, rounds=rounds, batched=batched, size=size, single=single
+        )
     table = Table(
         title=f"Conversation ingest, medians of {rounds} rounds (load average now "
         f"{os.getloadavg()[0]:.2f})"
@@ -255,24 +307,24 @@ async def run(rounds: int, batched: int, size: int, single: int) -> None:
     columns = ("", "HTTP (GraphQL)", "engine (in-process)", "raw floor", "HTTP / engine")
     for column in (*columns, "HTTP / floor", "goal"):
         table.add_column(column, justify="right" if column else "left")
-    median = {name: statistics.median(values) for name, values in results.items()}
+    median = found.median
     table.add_row(
         f"facts/s, rememberMany of {size}",
-        f"{median['http batched']:,.0f}",
-        f"{median['engine batched']:,.0f}",
-        f"{median['raw facts']:,.0f} new · {median['raw evidence']:,.0f} evidence only",
-        f"{paired(results['http batched'], results['engine batched']):.2f}",
-        f"{paired(results['http batched'], results['raw facts']):.2f}",
-        "≥ 1,000 facts/s",
+        f"{median('http batched'):,.0f}",
+        f"{median('engine batched'):,.0f}",
+        f"{median('raw facts'):,.0f} new · {median('raw evidence'):,.0f} evidence only",
+        f"{found.paired('http batched', 'engine batched'):.2f}",
+        f"{found.paired('http batched', 'raw facts'):.2f}",
+        "≥ 0.8x the floor",
     )
     table.add_row(
         "p50 ms, single remember",
-        f"{median['http single']:.1f}",
-        f"{median['engine single']:.1f}",
-        f"{median['raw single']:.1f}",
-        f"{paired(results['http single'], results['engine single']):.2f}",
-        f"{paired(results['http single'], results['raw single']):.2f}",
-        "≤ 10 ms",
+        f"{median('http single'):.1f}",
+        f"{median('engine single'):.1f}",
+        f"{median('raw single'):.1f}",
+        f"{found.paired('http single', 'engine single'):.2f}",
+        f"{found.paired('http single', 'raw single'):.2f}",
+        "≤ 1.5x the floor",
     )
     console.print(table)
 

@@ -5,11 +5,12 @@ reads, no checks, no clock and no planning.
 A fact stated by a message becomes, in Engram's graph, an `Observation` (the message, linked
 from its episode), a `Claim:Unembedded` (linked `ABOUT` its subject), the fact's relationship
 between the two entities, a `SUPPORTED_BY` link from the claim to the observation, and audit
-events. The floor writes exactly those nodes and relationships, with the property sets Engram
-gave the same kinds of rows (copied from rows Engram wrote, so every index Engram's rows touch
-is touched alike), but only one audit event per fact where Engram writes two. Every fact is a
-new claim here; a restatement in Engram writes no claim, so `evidence only` (an observation, its
-link and one audit event per fact, onto claims written before) is the floor of that case.
+events: one per act of the batch (the observations recorded, the facts remembered), as Engram
+writes them. The floor writes exactly those nodes and relationships, with the property sets
+Engram gave the same kinds of rows (copied from rows Engram wrote, so every index Engram's rows
+touch is touched alike). Every fact is a new claim here; a restatement in Engram writes no
+claim, so `evidence only` (an observation and its link per fact, onto claims written before,
+and the batch's audit events) is the floor of that case.
 
 `bench.ingest` measures these beside Engram in each round: a rate no faster than the floor's
 cannot be reached by making Engram's own work cheaper, only by storing less.
@@ -25,7 +26,8 @@ from typing import Any, LiteralString
 
 from graph.memory import Memory
 
-# The message as an observation of its episode; then its claim's evidence link and audit event.
+# The message as an observation of its episode; then its claim's evidence link; after the rows,
+# the batch's audit events.
 _OBSERVED: LiteralString = """
 CREATE (o:Observation)
 SET o = row.observation, o.recordedAt = $now
@@ -34,8 +36,10 @@ CREATE (episode)-[:HAS_OBSERVATION {recordedAt: $now}]->(o)
 _SUPPORTED_AND_AUDITED: LiteralString = """
 CREATE (c)-[e:SUPPORTED_BY]->(o)
 SET e = row.support, e.recordedAt = $now
+WITH count(*) AS facts
+UNWIND $audits AS audit
 CREATE (a:AuditEvent)
-SET a = row.audit, a.at = $now
+SET a = audit, a.at = $now
 """
 
 # One statement per batch; the relationship type is one of bench.ingest's PREDICATES.
@@ -63,17 +67,19 @@ MATCH (c:Claim {id: row.claimId})"""
     + _SUPPORTED_AND_AUDITED.lstrip("\n")
 )
 
-# Templates: one row of each kind that Engram wrote for a fact with an evidence text.
+# Templates: one row of each kind that Engram wrote for a fact with an evidence text, and the
+# audit events of the batch that wrote it.
 ENGRAM_ROWS: LiteralString = """
 MATCH (s:Space {name: $space})
 MATCH (c:Claim {spaceId: s.id, type: 'fact'})-[e:SUPPORTED_BY]->(o:Observation)
 MATCH (c)-[:ABOUT]->(subject:Entity)-[r]->(object:Entity)
 WHERE r.claimId = c.id
-MATCH (a:AuditEvent {spaceId: s.id})
-RETURN s.id AS spaceId, properties(c) AS claim, properties(e) AS support,
-       properties(o) AS observation, properties(r) AS relation, properties(a) AS audit,
-       o.episodeId AS episodeId
+WITH s, c, e, o, r
 LIMIT 1
+MATCH (a:AuditEvent {spaceId: s.id, at: c.recordedAt})
+RETURN s.id AS spaceId, properties(c) AS claim, properties(e) AS support,
+       properties(o) AS observation, properties(r) AS relation,
+       collect(properties(a)) AS audits, o.episodeId AS episodeId
 """
 
 ENTITY_IDS: LiteralString = """
@@ -114,18 +120,30 @@ class Floor:
 
     def _common(self, n: int) -> dict[str, Any]:
         t = self.templates
-        observation_id = str(uuid.uuid4())
         text = f"#{n} raw floor message {uuid.uuid4().hex[:8]}"
         return {
             "observation": {
                 **t["observation"],
-                "id": observation_id,
+                "id": str(uuid.uuid4()),
                 "content": text,
                 "seq": 1_000_000 + n,
             },
             "support": t["support"],
-            "audit": {**t["audit"], "id": str(uuid.uuid4()), "targetIds": [observation_id]},
         }
+
+    def audits(self, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The batch's audit events, as Engram wrote them for one of its batches: one per act,
+        listing the observations recorded or the claims remembered."""
+        observations = [row["observation"]["id"] for row in rows]
+        claims = [row["claim"]["id"] if "claim" in row else row["claimId"] for row in rows]
+        return [
+            {
+                **{key: value for key, value in audit.items() if key != "at"},
+                "id": str(uuid.uuid4()),
+                "targetIds": observations if audit["action"] == "recordObservation" else claims,
+            }
+            for audit in self.templates["audits"]
+        ]
 
     def fact_rows(self, count: int) -> list[dict[str, Any]]:
         rows = []
@@ -167,6 +185,7 @@ class Floor:
         await self.memory.graph.write(
             statement,
             rows=rows,
+            audits=self.audits(rows),
             episodeId=self.templates["episodeId"],
             now=self.templates["claim"]["recordedAt"],
         )

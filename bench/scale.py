@@ -10,18 +10,22 @@ Each size is a space `bench-scale-<size>` generated once through Engram's comman
 are spaces of that one database. A build killed half-way goes on where it stopped (a checkpoint
 file per size), with a progress bar; then the embedding outbox is drained, as a server would.
 
-At each size, the existing benches' own measuring code runs `--rounds` times:
-`bench.read_latency` (related 2 hops and explainRelation ≤ 3 hops: domain, GraphQL in-process,
-raw one-query floor), `bench.search_latency` (search top 12 beside the raw index queries),
-`bench.write_throughput` (remember one claim per call, batched beside a raw UNWIND … CREATE),
-`bench.two_spaces` (writers of one space beside two), and `bench.concurrent_reads` (50 clients
-at once against a real `engram serve`, its RSS, beside 50 driver clients running the raw
-query); once per size, `bench.small_space_recall` (a small space kept beside the big one: its
-meaning recall and self-recall). Latencies are medians over
-rounds of each round's p50/p95; ratios are paired within a round. Results go to
-`<out>/scale.json` (sizes measured by separate runs are merged) and are rendered as
-`<out>/scale.md` and `<out>/scale.png` (`bench.scale_report`), with the machine, its load, the
-Neo4j settings and the commit.
+At each size, the existing benches' own measuring code runs `--rounds` times, every path beside
+its floor in the same run (`bench.scale_measure`): `bench.read_latency` (related 2 hops and
+explainRelation ≤ 3 hops: domain, GraphQL in-process, raw one-query floor),
+`bench.search_latency` (search top 12 beside the raw index queries), `bench.write_throughput`
+(remember one claim per call and batched, beside the same shape written raw, bare claims, bare
+nodes and bare relationships), `bench.ingest` (facts by names with evidence texts over HTTP and
+in-process, beside the raw fact floor), `bench.vector_rate` (the embedding outbox end to end
+beside the model alone), `bench.two_spaces` (writers of one space beside two), and
+`bench.concurrent_reads` (50 clients at once against a real `engram serve`, its RSS, beside 50
+driver clients running the raw query); once per size, `bench.small_space_recall` (a small space
+kept beside the big one: its meaning recall and self-recall). Latencies are medians over rounds
+of each round's p50/p95; ratios are paired within a round and named `<path>_vs_raw` for a path
+over its floor. Results go to `<out>/scale.json` (sizes measured by separate runs are merged) and
+are rendered as `<out>/scale.md` (one table of every goal, each figure beside its floor) and
+`<out>/scale.png` (`bench.scale_report`), with the machine, its load, the Neo4j settings and the
+commit.
 """
 
 from __future__ import annotations
@@ -29,9 +33,8 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import statistics
 import time
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated, Any
@@ -41,22 +44,9 @@ import typer
 from rich.console import Console
 
 from bench import scale_report
-from bench._support import (
-    Loads,
-    bench_console,
-    drain_embeddings,
-    open_memory,
-    percentile,
-    store_gib,
-)
-from bench.concurrent_reads import measure_concurrent, serve_env
+from bench._support import bench_console, drain_embeddings, open_memory, store_gib
 from bench.generate import generate
-from bench.graphql_reads import graphql_client
-from bench.read_latency import measure_reads, parse_as_of
-from bench.search_latency import measure_search
-from bench.small_space_recall import measure_small_space_recall
-from bench.two_spaces import measure_two_spaces
-from bench.write_throughput import measure_writes
+from bench.scale_measure import Plan, measure_size
 from graph.memory import Memory
 from graph.runtime import LocalNeo4j, Neo4jTarget, Settings, get_settings, resolve_target
 
@@ -64,32 +54,6 @@ SPACE_PREFIX = "bench-scale-"
 DATA_DIR = Path(platformdirs.user_data_dir("engram-bench-scale"))
 """Where the sizes are kept unless `--data-dir` says otherwise."""
 SUFFIXES = {"k": 1_000, "m": 1_000_000}
-
-
-@dataclass(frozen=True)
-class Plan:
-    """How much each bench measures per round at each size."""
-
-    rounds: int = 5
-    read_samples: int = 40
-    """Start entities and connected pairs per asOf point."""
-    as_of: tuple[str, ...] = ("2023-07-01", "2026-07-01")
-    search_samples: int = 30
-    """Claims whose text (and two of its words) are searched, per round."""
-    single: int = 60
-    batched: int = 2000
-    batch_size: int = 500
-    write_entities: int = 1000
-    two_space_claims: int = 160
-    two_space_writers: int = 8
-    clients: int = 50
-    mutation_calls: int = 10
-    warm_up: int = 10
-    seed: int = 7
-    generate_batch: int = 500
-    beside_claims: int = 1000
-    """The small space kept beside each size's big one (`bench.small_space_recall`)."""
-    beside_samples: int = 30
 
 
 def parse_size(text: str) -> tuple[str, int]:
@@ -100,19 +64,6 @@ def parse_size(text: str) -> tuple[str, int]:
     if claims < 50:
         raise typer.BadParameter(f"a size has at least 50 claims, not {label!r}")
     return label, claims
-
-
-def _p(values: list[float], q: float) -> float:
-    return percentile(values, q) if values else float("nan")
-
-
-def _latency(rounds: list[list[float]]) -> dict[str, float]:
-    """Medians over rounds of each round's p50 and p95 (ms)."""
-    return {
-        "p50": statistics.median(_p(ms, 50) for ms in rounds),
-        "p95": statistics.median(_p(ms, 95) for ms in rounds),
-        "n": sum(len(ms) for ms in rounds),
-    }
 
 
 async def build(
@@ -163,138 +114,6 @@ async def build(
     }
     figures.write_text(json.dumps(record, indent=1))
     return record
-
-
-async def measure_size(
-    memory: Memory,
-    target: Neo4jTarget,
-    settings: Settings,
-    console: Console,
-    space: str,
-    plan: Plan,
-    *,
-    show_progress: bool,
-) -> dict[str, Any]:
-    """Every bench at one size; latencies (ms) by operation, and the other figures."""
-    loads = Loads()
-    ops: dict[str, dict[str, float]] = {}
-    figures: dict[str, float] = {}
-    loads.start("reads")
-    async with graphql_client(settings, target) as gql:
-        reads = await measure_reads(
-            memory,
-            gql,
-            console,
-            space=space,
-            as_of=[parse_as_of(at) for at in plan.as_of],
-            samples=plan.read_samples,
-            warm_up=plan.warm_up,
-            seed=plan.seed,
-            rounds=plan.rounds,
-            show_progress=show_progress,
-        )
-    loads.end("reads")
-    for query in ("related", "explain"):
-        for variant, suffix in (("engram", ""), ("graphql", "_graphql"), ("raw", "_raw")):
-            ops[query + suffix] = _latency([t.ms.get((query, "all", variant), []) for t in reads])
-        figures[f"{query}_graphql_vs_raw_p50"] = statistics.median(
-            _p(t.ms.get((query, "all", "graphql"), []), 50)
-            / _p(t.ms.get((query, "all", "raw"), []), 50)
-            for t in reads
-        )
-    loads.start("search")
-    searches = [
-        await measure_search(
-            memory,
-            console,
-            space=space,
-            samples=plan.search_samples,
-            seed=plan.seed + r,
-            show_progress=show_progress,
-        )
-        for r in range(plan.rounds)
-    ]
-    loads.end("search")
-    ops["search"] = _latency([s.times["engram"] for s in searches])
-    ops["search_raw"] = _latency([s.times["raw"] for s in searches])
-    figures["search_self_recall"] = sum(s.found for s in searches) / max(
-        1, sum(s.texts for s in searches)
-    )
-    beside = await measure_small_space_recall(
-        memory,
-        console,
-        samples=plan.beside_samples,
-        seed=plan.seed,
-        claims=plan.beside_claims,
-        show_progress=show_progress,
-    )
-    figures |= {
-        "beside_meaning_recall": beside.meaning_recall,
-        "beside_self_recall": beside.self_recall,
-        "beside_vectors": beside.vectors,
-        "beside_indexed": beside.indexed,
-        "beside_samples": beside.samples,
-    }
-    loads.start("writes")
-    writes = await measure_writes(
-        memory,
-        console,
-        single=plan.single,
-        batched=plan.batched,
-        sizes=[plan.batch_size],
-        repeats=plan.rounds,
-        entities=plan.write_entities,
-        seed=plan.seed,
-        show_progress=show_progress,
-    )
-    loads.end("writes")
-    ops["remember_single"] = {
-        "p50": _p(writes.single_ms, 50),
-        "p95": _p(writes.single_ms, 95),
-        "n": len(writes.single_ms),
-    }
-    size = plan.batch_size
-    figures["batched_per_s"] = writes.median("engram", size)
-    figures["raw_per_s"] = writes.median("raw", size)
-    figures["batched_vs_raw"] = writes.paired_ratio(("engram", size), ("raw", size))
-    loads.start("two spaces")
-    one, two = await measure_two_spaces(
-        memory,
-        console,
-        claims=plan.two_space_claims,
-        writers=plan.two_space_writers,
-        rounds=plan.rounds,
-    )
-    loads.end("two spaces")
-    figures["one_space_per_s"] = statistics.median(one)
-    figures["two_spaces_per_s"] = statistics.median(two)
-    figures["two_vs_one"] = statistics.median(t / o for t, o in zip(two, one, strict=True))
-    loads.start("50 clients")
-    crowd = await measure_concurrent(
-        memory,
-        serve_env(target.uri, target.user, target.password, target.database),
-        space=space,
-        clients=plan.clients,
-        calls=plan.mutation_calls,
-        seed=plan.seed,
-    )
-    loads.end("50 clients")
-    ops["related_clients"] = {"p50": _p(crowd.ms, 50), "p95": _p(crowd.ms, 95), "n": len(crowd.ms)}
-    ops["related_clients_raw"] = {
-        "p50": _p(crowd.raw_ms, 50),
-        "p95": _p(crowd.raw_ms, 95),
-        "n": len(crowd.raw_ms),
-    }
-    figures |= {
-        "clients_per_s": crowd.per_s,
-        "clients_raw_per_s": crowd.raw_per_s,
-        "clients_vs_raw": crowd.per_s / crowd.raw_per_s,
-        "clients": crowd.clients,
-        "refused": crowd.refused,
-        "rss_before_mb": crowd.rss_before_mb,
-        "rss_peak_mb": crowd.rss_peak_mb,
-    }
-    return {"ops": ops, "figures": figures, "load": loads.seen}
 
 
 def size_settings(

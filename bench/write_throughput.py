@@ -1,12 +1,25 @@
-"""How fast `remember` writes on this machine: one claim per transaction, batches of claims per
-transaction, and a raw-Cypher baseline writing equivalent nodes — side by side, in one run.
+"""How fast `remember` writes on this machine: one claim per transaction and batches of claims
+per transaction, each beside its floor — the same work written raw by one hand-made statement —
+and Neo4j's own limit on the same machine, side by side in one run.
 
 Why side by side: throughput on a shared machine drifts from run to run, so a number measured
 yesterday says little. Every variant is measured in each round, the rounds are repeated, and the
-table gives medians of rates and medians of the ratios paired within a round (batched/single,
-Engram/raw). Engram serialises the writers of a space on its clock, so claims per transaction is the
-main lever; the raw baseline (one `UNWIND … CREATE` of Claim nodes with their evidence
-relationship, no checks, no clock, no audit) shows what Engram's guarantees cost.
+table gives medians of rates and medians of the ratios paired within a round. In each round and
+for each claims-per-call size:
+
+- `engram`: `Memory.remember`, `size` claims per call (timed);
+- `raw`, the same-shape floor (`bench.raw_claim_writes.SameShape`): what those calls wrote is
+  read back (untimed) and written again under new ids and keys, one transaction per call — the
+  same entities, claims (`Claim:Unembedded`), ABOUT links, relationships, evidence links and one
+  audit event per call, with the same property maps;
+- for batches, `bare claim` (a Claim node with its evidence relationship per row, nothing else:
+  the floor this bench had before), `bare nodes` (nodes with two properties, nodes/s) and
+  `bare relationships` (between existing nodes, relationships/s), `size` per transaction: how
+  far the fact shape itself is from what this Neo4j does with the least work per row.
+
+Engram serialises the writers of a space on its clock, so claims per transaction is the main
+lever. One claim per call is compared by latency: the p50 of Engram's calls over the p50 of the
+raw one-claim transactions of the same round (`single_vs_raw_p50`).
 
     python -m bench.write_throughput [--single 300] [--batched 20000] [--size 100 --size 500]
 
@@ -21,37 +34,33 @@ import math
 import random
 import statistics
 import time
-import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Annotated, Any, LiteralString
+from functools import partial
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
-from bench._support import OPERATOR, delete_space, fresh_space_name, open_memory, progress_bar
-from bench.mix import END, START, ClaimMix, ClaimSpec, entity_counts
-from graph.domain.memory_types import fact_key
-from graph.domain.model import canonical_json
+from bench._support import (
+    OPERATOR,
+    bench_console,
+    delete_space,
+    fresh_space_name,
+    open_memory,
+    percentile,
+    progress_bar,
+)
+from bench.mix import END, START, ClaimMix, entity_counts
+from bench.raw_claim_writes import Bare, SameShape
 from graph.memory import Memory
 
 ACTOR = OPERATOR
 CLAIMS_PER_OBSERVATION = 5
 SETUP_BATCH = 1000
 WARM_UP_CLAIMS = 50
-
-# The baseline, on the memory's own connection (the raw Cypher a bench may run): the same Claim
-# properties and one evidence relationship per claim, nothing else.
-RAW_CREATE: LiteralString = """
-UNWIND $rows AS row
-MATCH (o:Observation {id: row.observationId})
-CREATE (c:Claim)
-SET c = row.props, c.recordedAt = datetime()
-CREATE (c)-[:SUPPORTED_BY {authority: 'user_stated', spaceId: row.props.spaceId,
-                           privacy: row.props.privacy, recordedAt: datetime()}]->(o)
-"""
 
 
 @dataclass
@@ -62,13 +71,18 @@ class Batch:
     rows: list[dict[str, Any]]
 
 
+WRITERS = ("engram", "raw", "bare claim", "bare nodes", "bare relationships")
+"""What each round measures per batch size (one claim per call: `engram` and `raw` only)."""
+
+
 @dataclass
 class Results:
-    """Claims per second of every measurement, by (writer, claims per call), in round order."""
+    """Rows per second of every measurement, by (writer, claims per call), in round order:
+    claims/s, but nodes/s and relationships/s for the bare writers."""
 
     rates: dict[tuple[str, int], list[float]] = field(default_factory=dict)
-    single_ms: list[float] = field(default_factory=list)
-    """Milliseconds of every measured one-claim `remember` call."""
+    single_ms: dict[str, list[list[float]]] = field(default_factory=dict)
+    """Milliseconds of every one-claim call or transaction, by writer, one list per round."""
 
     def add(self, writer: str, size: int, rate: float) -> None:
         self.rates.setdefault((writer, size), []).append(rate)
@@ -80,6 +94,17 @@ class Results:
         """Median over rounds of top/bottom measured in the same round."""
         return statistics.median(
             a / b for a, b in zip(self.rates[top], self.rates[bottom], strict=True)
+        )
+
+    def single(self, writer: str) -> list[float]:
+        """Every one-claim latency of `writer` (ms), all rounds."""
+        return [ms for each in self.single_ms.get(writer, []) for ms in each]
+
+    def single_p50_ratio(self) -> float:
+        """Median over rounds of Engram's p50 over the raw floor's p50, one claim per call."""
+        return statistics.median(
+            percentile(engram, 50) / percentile(raw, 50)
+            for engram, raw in zip(self.single_ms["engram"], self.single_ms["raw"], strict=True)
         )
 
 
@@ -95,7 +120,8 @@ class Bench:
         self.observations: list[str] = []
         self.observed_at: list[datetime] = []
         self.next_observation = 0
-        self.serial = 0
+        self.same_shape = SameShape(memory, space_id)
+        self.bare = Bare(memory, space_id)
 
     def batch(self, claims: int) -> Batch:
         """`claims` new claims of the mix; every CLAIMS_PER_OBSERVATION cite one observation."""
@@ -107,42 +133,8 @@ class Bench:
             observation_id, at = self.observations[index], self.observed_at[index]
             spec = self.mix.draw(at)
             inputs.append(spec.remember_input(observation_id))
-            rows.append(self.raw_row(spec, observation_id, at))
+            rows.append(self.bare.claim_row(spec, observation_id, at, self.entity_ids))
         return Batch(inputs, rows)
-
-    def raw_row(self, spec: ClaimSpec, observation_id: str, at: datetime) -> dict[str, Any]:
-        """The properties Engram would give the claim, under a key of its own (`#raw`)."""
-        fields = spec.fields
-        subject, obj = fields.get("subject"), fields.get("object")
-        if subject is not None:
-            key = fact_key(subject["key"], fields["predicate"], obj["key"] if obj else None)
-        else:
-            key = fields["key"]
-        self.serial += 1
-        memory_type = key.split(":", 1)[0]
-        return {
-            "observationId": observation_id,
-            "props": {
-                "id": str(uuid.uuid4()),
-                "spaceId": self.space_id,
-                "key": f"{key}#raw{self.serial}",
-                "revision": 1,
-                "type": memory_type,
-                "subjectId": self.entity_ids.get(subject["key"]) if subject else None,
-                "predicate": fields.get("predicate"),
-                "objectId": self.entity_ids.get(obj["key"]) if obj else None,
-                "valueJson": canonical_json(fields.get("value")),
-                "text": f"[{memory_type}:{key}]\n{spec.sentence}",
-                "status": "active",
-                "confidence": fields.get("confidence", 0.9),
-                "importance": 0.5,
-                "privacy": 1,
-                "pinned": False,
-                "actor": ACTOR.name,
-                "validFrom": fields.get("valid_from") or at,
-                "validTo": fields.get("valid_to"),
-            },
-        }
 
 
 async def set_up(memory: Memory, space: str, entities: int, observations: int, seed: int) -> Bench:
@@ -173,6 +165,7 @@ async def set_up(memory: Memory, space: str, entities: int, observations: int, s
             ],
         )
         bench.observations.extend(o.id for o in said)
+    await bench.bare.set_up()
     for start in range(0, len(specs), SETUP_BATCH):
         chunk = specs[start : start + SETUP_BATCH]
         items = [spec.remember_input(bench.observations[start + n]) for n, spec in enumerate(chunk)]
@@ -193,44 +186,92 @@ async def timed(calls: list[Callable[[], Awaitable[object]]], each: list[float] 
     return time.perf_counter() - started
 
 
+async def engram_calls(
+    bench: Bench, inputs: list[list[dict[str, Any]]], each: list[float]
+) -> tuple[float, list[list[str]]]:
+    """Seconds of Engram's calls, one after the other, and the ids each answered with."""
+    answered: list[list[str]] = []
+
+    async def call(items: list[dict[str, Any]]) -> None:
+        claims = await bench.memory.writes.remember(ACTOR, bench.space, items)
+        answered.append([claim.id for claim in claims])
+
+    seconds = await timed([partial(call, items) for items in inputs], each)
+    return seconds, answered
+
+
 async def measure(
     bench: Bench, results: Results | None, size: int, claims: int, raw_first: bool
 ) -> int:
-    """Write `claims` claims `size` per call, through Engram and raw; record both rates."""
+    """Write `claims` claims `size` per call through Engram, then the same again raw; for
+    batches, as many bare claims, nodes and relationships; record every rate (and every
+    one-claim latency). `raw_first`: the bare writers go before Engram in this round."""
     batch = bench.batch(claims)
-    memory, space = bench.memory, bench.space
+    chunks = [slice(i, i + size) for i in range(0, claims, size)]
+    seconds: dict[str, float] = {}
+    each: dict[str, list[float]] = {"engram": [], "raw": []}
 
-    def engram_call(items: list[dict[str, Any]]) -> Callable[[], Awaitable[object]]:
-        return lambda: memory.writes.remember(ACTOR, space, items)
-
-    def raw_call(rows: list[dict[str, Any]]) -> Callable[[], Awaitable[object]]:
-        return lambda: memory.graph.write(RAW_CREATE, rows=rows)
-
-    chunks = range(0, claims, size)
-    engram = [engram_call(batch.inputs[i : i + size]) for i in chunks]
-    raw = [raw_call(batch.rows[i : i + size]) for i in chunks]
-    order = [("raw", raw), ("engram", engram)] if raw_first else [("engram", engram), ("raw", raw)]
-    for writer, calls in order:
-        each = (
-            results.single_ms if results is not None and size == 1 and writer == "engram" else None
+    async def bare() -> None:
+        if size == 1:
+            return
+        bare_claims = [batch.rows[chunk] for chunk in chunks]
+        seconds["bare claim"] = await timed(
+            [partial(bench.bare.claims, rows) for rows in bare_claims], None
         )
-        seconds = await timed(calls, each)
-        if results is not None:
-            results.add(writer, size, claims / seconds)
-    return 2 * claims
+        counts = [len(rows) for rows in bare_claims]
+        seconds["bare nodes"] = await timed([partial(bench.bare.nodes, n) for n in counts], None)
+        pairs = [bench.bare.pairs(n) for n in counts]
+        seconds["bare relationships"] = await timed(
+            [partial(bench.bare.relationships, p) for p in pairs], None
+        )
+
+    if raw_first:
+        await bare()
+    seconds["engram"], answered = await engram_calls(
+        bench, [batch.inputs[chunk] for chunk in chunks], each["engram"]
+    )
+    same_shape = bench.same_shape
+    copies = [same_shape.copy(written) for written in await same_shape.written(answered)]
+    seconds["raw"] = await timed([partial(same_shape.write, c) for c in copies], each["raw"])
+    if not raw_first:
+        await bare()
+    if results is not None:
+        for writer, spent in seconds.items():
+            results.add(writer, size, claims / spent)
+        if size == 1:
+            for writer, ms in each.items():
+                results.single_ms.setdefault(writer, []).append(ms)
+    return (2 if size == 1 else 5) * claims
 
 
 def report(console: Console, results: Results, sizes: list[int], repeats: int) -> None:
     table = Table(
         title=f"remember: claims/s, medians of {repeats} rounds measured side by side",
-        caption="ratios: medians of per-round ratios · raw: UNWIND CREATE Claim + SUPPORTED_BY",
+        caption="ratios: medians of per-round ratios · raw: the same shape (what Engram wrote, "
+        "copied, one statement per call) · bare: a Claim with its evidence link; nodes/s; "
+        "relationships/s",
     )
-    headers = ("claims/call", "Engram/s", "min–max", "ms/call", "raw/s", "Engram/raw", "vs single")
+    headers = (
+        "claims/call",
+        "Engram/s",
+        "min–max",
+        "ms/call",
+        "raw/s",
+        "Engram/raw",
+        "vs single",
+        "bare claim/s",
+        "bare nodes/s",
+        "bare rels/s",
+    )
     for header in headers:
         table.add_column(header, justify="right")
     for size in [1, *sizes]:
         rates = results.rates[("engram", size)]
         median = results.median("engram", size)
+        bare = [
+            f"{results.median(w, size):,.0f}" if (w, size) in results.rates else "–"
+            for w in WRITERS[2:]
+        ]
         table.add_row(
             f"{size:,}",
             f"{median:,.0f}",
@@ -239,8 +280,14 @@ def report(console: Console, results: Results, sizes: list[int], repeats: int) -
             f"{results.median('raw', size):,.0f}",
             f"{results.paired_ratio(('engram', size), ('raw', size)):.2f}x",
             f"{results.paired_ratio(('engram', size), ('engram', 1)):.1f}x",
+            *bare,
         )
     console.print(table)
+    engram, raw = results.single("engram"), results.single("raw")
+    console.print(
+        f"one claim per call, p50: Engram {percentile(engram, 50):.1f} ms, raw one-claim "
+        f"transaction {percentile(raw, 50):.1f} ms; Engram/raw {results.single_p50_ratio():.2f}x"
+    )
 
 
 async def measure_writes(
@@ -260,6 +307,7 @@ async def measure_writes(
     plan = [(1, single), *((size, batched) for size in sizes)]
     warm_up = [(size, min(claims, max(size, WARM_UP_CLAIMS))) for size, claims in plan]
     engram_claims = sum(c for _, c in warm_up) + repeats * sum(c for _, c in plan)
+    work = sum((2 if size == 1 else 5) * c for size, c in [*warm_up, *plan * repeats])
     space = fresh_space_name()
     results = Results()
     started = time.perf_counter()
@@ -270,7 +318,7 @@ async def measure_writes(
         )
         console.print(f"set up in {time.perf_counter() - started:.1f} s")
         with progress_bar(console, disable=not show_progress) as progress:
-            task = progress.add_task("warm-up", total=2 * engram_claims)
+            task = progress.add_task("warm-up", total=work)
             for size, claims in warm_up:
                 progress.advance(task, await measure(bench, None, size, claims, False))
             for round_ in range(repeats):
@@ -319,7 +367,7 @@ def main(
     """Measure remember throughput: single vs batched vs raw Cypher, side by side."""
     asyncio.run(
         run_bench(
-            Console(),
+            bench_console(),
             single=single,
             batched=batched,
             sizes=sorted(size or [100, 500, 1000]),

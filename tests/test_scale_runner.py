@@ -37,6 +37,10 @@ TINY = Plan(
     batched=20,
     batch_size=10,
     write_entities=10,
+    ingest_batched=4,
+    ingest_size=2,
+    ingest_single=1,
+    vector_claims=20,
     two_space_claims=2,
     two_space_writers=2,
     clients=50,
@@ -80,6 +84,25 @@ async def test_the_scale_runner_writes_a_table_and_a_plot_with_every_operation(
     assert record["build"]["claims"] == 60
     assert record["build"]["space"] == "bench-scale-60"
     assert record["figures"]["clients"] == 50
+    every_path_beside_its_floor = {
+        "related_graphql_vs_raw_p50",
+        "explain_graphql_vs_raw_p50",
+        "batched_vs_raw",
+        "single_vs_raw_p50",
+        "names_http_vs_raw",
+        "single_http_vs_raw",
+        "clients_vs_raw",
+        "two_vs_one",
+        "vectors_per_s",
+        "vectors_model_per_s",
+        "raw_same_shape_per_s",
+        "raw_bare_per_s",
+        "bare_nodes_per_s",
+        "bare_relationships_per_s",
+    }
+    assert {
+        name: record["figures"].get(name, 0) > 0 for name in every_path_beside_its_floor
+    } == dict.fromkeys(every_path_beside_its_floor, True)
     assert record["figures"]["beside_samples"] == 2
     assert record["figures"]["beside_indexed"] is False  # 60 claims: scored exactly, no verdict
     assert record["build"]["embedded"] >= 60  # every claim (and any correction's revision)
