@@ -65,12 +65,12 @@ class ReadWithTick:
 
     `parts` are `CALL (ticked) { … }` subqueries (`ticked`: the id of the space the tick found,
     taken in so that no part can run before the tick), each binding what `columns` lists;
-    `params` gives
-    their parameters for a context guessed from the space's last tick in this process (its id
-    and declared rules) — the tick then proves the guess or not. The parts run after the tick
-    holds the space, so they see every write committed before it: the guess's `now` is this
-    process's, and a read's recorded-time bound is `LOOKAHEAD` past it (nothing is recorded
-    later than the tick while it holds the space)."""
+    `params` gives their parameters for a context guessed from the space's last tick in this
+    process (its id and declared rules). The tick proves the guess (the same space, its time
+    within `SKEW` of this process's) or not; unproven, the command reads for itself. The parts
+    run once the tick holds the space, so they see every write committed before it: a read's
+    recorded-time bound is `LOOKAHEAD` past this process's `now` (nothing is recorded later
+    than the tick while it holds the space)."""
 
     parts: LiteralString
     columns: LiteralString
@@ -78,8 +78,8 @@ class ReadWithTick:
 
 
 LOOKAHEAD = timedelta(minutes=10)
-"""How far past this process's clock a read with the tick looks in recorded time; a tick
-further ahead than that (a remote Neo4j's clock) proves the guess wrong."""
+"""How far past this process's clock a read with the tick looks in recorded time: past any tick
+that `SKEW` lets stand."""
 
 SKEW = timedelta(seconds=1)
 """How far the tick's time may differ from this process's for a read with the tick to stand

@@ -172,9 +172,7 @@ def _ranked_lists(*, history: bool) -> RankedLists:
     shown_claim: Callable[[str], LiteralString] = begun if history else holds
     claim_filter = _claim_filter(shown_claim)
     return RankedLists(
-        by_claim_text=_words("claim_text", "$query", "c")
-        + claim_filter
-        + _WORDS_RANKED,
+        by_claim_text=_words("claim_text", "$query", "c") + claim_filter + _WORDS_RANKED,
         by_evidence_text=_words("observation_text", "$query", "o")
         + seen("o")
         + """
