@@ -277,8 +277,14 @@ async def test_every_readme_block_runs_in_order_on_one_fresh_server(
     assert said == [{"n": 1}], "both facts by names cite one observation of that text"
     [cypher] = run.deferred
     [space] = await graph.read("MATCH (s:Space {name: 'alice'}) RETURN s.id AS id")
-    edges = await graph.read(cypher.text, space=space["id"])  # type: ignore[arg-type]
-    shown = {(a["name"], r[1], b["name"]) for a, r, b in (row.values() for row in edges)}
+    # As Browser runs it: nodes and relationships come back as such (Engram's own reads return
+    # plain data only, and Graph.read refuses anything else).
+    drawn = await graph.driver.execute_query(
+        cypher.text,
+        space=space["id"],
+        database_=graph.database,
+    )
+    shown = {(a["name"], r.type, b["name"]) for a, r, b in drawn.records}
     assert ("Alice", "WORKS_AT", "Globex") in shown and ("Bob", "KNOWS", "Carol") not in shown
 
 

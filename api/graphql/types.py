@@ -8,9 +8,10 @@ evidence, a relation's entities — are read in the same space, at the same tier
 from __future__ import annotations
 
 import dataclasses
+import functools
 from datetime import datetime
 from enum import Enum
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import strawberry
 from strawberry.scalars import JSON
@@ -45,11 +46,21 @@ def from_record(graphql_type: type[G], record: object, **given: Any) -> G:
     record's attribute of the same name, unless `given` — so a type cannot silently miss a
     field the record has, and a renamed record field fails loudly here."""
     values = {
-        f.name: given[f.name] if f.name in given else getattr(record, f.name)
-        for f in dataclasses.fields(graphql_type)  # type: ignore[arg-type]
-        if getattr(f, "base_resolver", None) is None  # resolved fields load themselves
+        name: given[name] if name in given else getattr(record, name)
+        for name in _stored_fields(cast(type, graphql_type))
     }
     return graphql_type(**values)
+
+
+@functools.cache
+def _stored_fields(graphql_type: type) -> tuple[str, ...]:
+    """The fields of a GraphQL type that hold values (resolved fields load themselves); asked
+    once per type, not for each object of an answer."""
+    return tuple(
+        f.name
+        for f in dataclasses.fields(graphql_type)
+        if getattr(f, "base_resolver", None) is None
+    )
 
 
 @strawberry.enum(description="Privacy tiers, ordered; a key cleared for a tier reads the lower.")
