@@ -13,7 +13,7 @@ from typing import LiteralString
 
 from graph.domain.model import Claim, Entity, Episode, EvidenceLink
 from graph.domain.vocabulary import EpisodeStatus
-from graph.reads.listing import MAX_PAGE, ClaimFilter, list_claims
+from graph.reads.listing import EPISODES_WITH_THEIR_OBSERVATIONS, MAX_PAGE, ClaimFilter, list_claims
 from graph.reads.resources import entities_by_ids
 from graph.reads.visibility import View, in_history, visible
 from graph.store.db import Graph
@@ -46,14 +46,9 @@ WHERE """
     + """
   AND ep.startedAt <= $asOf AND ep.status <> 'tombstoned'
 WITH ep ORDER BY ep.startedAt DESC, ep.id DESC LIMIT $limit
-OPTIONAL MATCH (ep)-[:HAS_OBSERVATION]->(o:Observation)
-WHERE """
-    + visible("o")
-    + """
-WITH ep, collect(properties(o)) AS observations
-RETURN properties(ep) AS episode, observations
-ORDER BY episode.startedAt DESC, episode.id DESC
 """
+    + EPISODES_WITH_THEIR_OBSERVATIONS
+    + "ORDER BY episode.startedAt DESC, episode.id DESC\n"
 )
 """The episodes begun by `asOf` most recently, with their observations visible in the view."""
 

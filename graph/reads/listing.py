@@ -119,6 +119,17 @@ LIMIT $limit
 """
 )
 
+EPISODES_WITH_THEIR_OBSERVATIONS: LiteralString = (
+    """OPTIONAL MATCH (ep)-[:HAS_OBSERVATION]->(o:Observation)
+WHERE """
+    + visible("o")
+    + """
+WITH ep, collect(properties(o)) AS observations
+RETURN properties(ep) AS episode, observations
+"""
+)
+"""Follows episodes `ep` (in order): each with its observations visible in the view."""
+
 TIMELINE_EPISODES: LiteralString = (
     """
 MATCH (ep:Episode {spaceId: $spaceId})
@@ -127,14 +138,9 @@ WHERE """
     + """
   AND ep.startedAt >= $from AND ep.startedAt < $to
 WITH ep ORDER BY ep.startedAt, ep.id LIMIT $limit
-OPTIONAL MATCH (ep)-[:HAS_OBSERVATION]->(o:Observation)
-WHERE """
-    + visible("o")
-    + """
-WITH ep, collect(properties(o)) AS observations
-RETURN properties(ep) AS episode, observations
-ORDER BY episode.startedAt, episode.id
 """
+    + EPISODES_WITH_THEIR_OBSERVATIONS
+    + "ORDER BY episode.startedAt, episode.id\n"
 )
 
 
