@@ -3,12 +3,14 @@ in the same transaction, claims corrected and forgotten by key, errors that name
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
 import pytest
 
 from graph.domain.actor import Actor
 from graph.domain.errors import AmbiguousSubject, NotFound, ValidationFailed
+from graph.domain.timeutil import to_native
 from graph.memory import Memory
 from graph.runtime import Embedder, Graph, Settings
 from tests.story import day
@@ -419,3 +421,35 @@ async def test_names_fold_case_spaces_hyphens_and_underscores_and_a_folded_spell
         "entity:topic:c#",
         "entity:topic:c++",
     ], "other punctuation tells names apart"
+
+
+async def test_a_name_written_just_after_a_merge_means_the_survivor_even_when_this_clock_lags(
+    memory: Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A write guesses its lookup from the space's last tick, on this process's clock; a merge
+    recorded after that clock's `now` (a writer that came first, a database clock ahead) proves
+    the guess wrong, however close the clocks, and the name is looked up again at the write's
+    own time."""
+    acme_inc = {"name": "Acme Inc", "kind": "org"}
+    await memory.writes.remember(AGENT, "alice", [fact(ALICE, "WORKS_AT", ACME)])
+    await memory.writes.remember(AGENT, "alice", [fact(ALICE, "KNOWS", acme_inc)])
+    await memory.writes.merge_entities(
+        AGENT,
+        "alice",
+        {
+            "survivor": {"key": "entity:org:acme-corp"},
+            "duplicate": {"key": "entity:org:acme-inc"},
+            "reason": "one company",
+        },
+    )
+    [merged] = await memory.graph.read(
+        "MATCH (:Entity)-[m:MERGED_INTO]->(:Entity) RETURN m.recordedAt AS at"
+    )
+    lagging = to_native(merged["at"]) - timedelta(milliseconds=1)
+    monkeypatch.setattr("graph.commands.writing.utc_now", lambda: lagging)
+    monkeypatch.setattr("graph.commands.writing.SKEW", timedelta(hours=1))
+    [claim] = await memory.writes.remember(AGENT, "alice", [fact(ALICE, "LIKES", acme_inc)])
+    [row] = await memory.graph.read(
+        "MATCH (e:Entity {id: $id}) RETURN e.key AS key", id=claim.object_id
+    )
+    assert row["key"] == "entity:org:acme-corp"

@@ -7,7 +7,7 @@ where a node's property map becomes a `ClaimRow` and back, and in the Cypher; co
 fields. Reads map nodes to `graph.domain.model.Claim` instead (`graph.store.rows`).
 
     row = ClaimRow.from_props(node_properties)
-    row.interval().covers(other.interval()), row.props()["validFrom"]
+    row.interval().covers(other.interval()), row.props()["key"]
 """
 
 from __future__ import annotations

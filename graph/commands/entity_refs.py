@@ -11,7 +11,6 @@ to an entity currently merged into another resolves to the one it was merged int
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any, LiteralString
 
 from graph.commands.inline_evidence import SESSION_EPISODES
@@ -168,16 +167,14 @@ class EntityLookup:
             index_of=index_of,
         )
 
-    def params(
-        self, ctx: WriteContext, session_keys: list[str], *, known_at: datetime | None = None
-    ) -> dict[str, Any]:
+    def params(self, ctx: WriteContext, session_keys: list[str]) -> dict[str, Any]:
         """The parameters of `ENTITIES_AND_SESSIONS_FOUND` (and `ENTITIES_FOUND`): the
-        writer's view is now, at its tier (as known at `known_at`, else now)."""
+        writer's view is now, at its tier."""
         return {
             "spaceId": ctx.space_id,
             "now": ctx.now,
             "asOf": ctx.now,
-            "knownAt": known_at or ctx.now,
+            "knownAt": ctx.now,
             "maxPrivacy": int(ctx.max_privacy),
             "ids": self.ids,
             "entityKeys": self.keys,

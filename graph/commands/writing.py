@@ -66,20 +66,17 @@ class ReadWithTick:
     `parts` are `CALL (ticked) { … }` subqueries (`ticked`: the id of the space the tick found,
     taken in so that no part can run before the tick), each binding what `columns` lists;
     `params` gives their parameters for a context guessed from the space's last tick in this
-    process (its id and declared rules). The tick proves the guess (the same space, its time
-    within `SKEW` of this process's) or not; unproven, the command reads for itself. The parts
-    run once the tick holds the space, so they see every write committed before it: a read's
-    recorded-time bound is `LOOKAHEAD` past this process's `now` (nothing is recorded later
-    than the tick while it holds the space)."""
+    process (its id and declared rules), `now` this process's. The parts run once the tick
+    holds the space, so they see every write committed before it; the tick proves the guess
+    when it is the same space, no write was recorded after the guess's `now` (the clock the
+    last write left, `before`, is not later: so the guess's view, in valid and recorded time,
+    holds all of them), and its own time is within `SKEW` of this process's. Unproven (another
+    writer came first, a clock ahead), the command reads for itself."""
 
     parts: LiteralString
     columns: LiteralString
     params: Callable[[WriteContext], dict[str, Any]]
 
-
-LOOKAHEAD = timedelta(minutes=10)
-"""How far past this process's clock a read with the tick looks in recorded time: past any tick
-that `SKEW` lets stand."""
 
 SKEW = timedelta(seconds=1)
 """How far the tick's time may differ from this process's for a read with the tick to stand
@@ -122,7 +119,12 @@ async def begin_write(
     if row["id"] is None or not row["live"]:
         raise NotFound(f"no space named {space!r}", field="space")
     now = to_native(row["now"])
-    proven = guess is not None and row["id"] == guess.space_id and abs(now - guess.now) <= SKEW
+    proven = (
+        guess is not None
+        and row["id"] == guess.space_id
+        and to_native(row["before"]) <= guess.now
+        and abs(now - guess.now) <= SKEW
+    )
     return WriteContext(
         tx,
         now,
@@ -136,8 +138,10 @@ async def begin_write(
     )
 
 
-_TICKED: LiteralString = "WITH now, id AS ticked, live, onePredicates, manyPredicates\n"
-_READ_TICKED: LiteralString = "RETURN now, ticked AS id, live, onePredicates, manyPredicates, "
+_TICKED: LiteralString = "WITH now, before, id AS ticked, live, onePredicates, manyPredicates\n"
+_READ_TICKED: LiteralString = (
+    "RETURN now, before, ticked AS id, live, onePredicates, manyPredicates, "
+)
 
 
 async def run_command(

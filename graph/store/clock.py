@@ -90,7 +90,7 @@ WITH s, wall, coalesce(s.clockNow, global.now, """
 SET s.clockNow = CASE WHEN wall > last THEN wall ELSE last + """
     + ONE_MICROSECOND
     + """ END
-WITH s.clockNow AS now, s.id AS id, s.erasedAt IS NULL AS live,
+WITH s.clockNow AS now, last AS before, s.id AS id, s.erasedAt IS NULL AS live,
      coalesce(s.onePredicates, []) AS onePredicates,
      coalesce(s.manyPredicates, []) AS manyPredicates
 """
@@ -104,7 +104,8 @@ WITH s ORDER BY s.recordedAt DESC LIMIT 1
 """
     + _TICK_FOUND_SPACE
 )
-"""Tick the clock of the live space named `$space`: binds `now`, `id` and `live` (false when
+"""Tick the clock of the live space named `$space`: binds `now`, `before` (the clock as the
+last write left it), `id` and `live` (false when
 the space was forgotten while this writer waited), and the space's declared predicate rules
 (`onePredicates`, `manyPredicates`: the space is locked, so they hold until commit); no row when
 there is no such space."""

@@ -22,7 +22,6 @@ of its time: five became two (the tick with the lookup, then the write), and the
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any, LiteralString
 
 from graph.commands.audit import FIND_IDEMPOTENT, Replay, replay_keys, replays_of, request_hash
@@ -33,7 +32,7 @@ from graph.commands.predicate_rules import PredicateRules, declared_rules
 from graph.commands.references import EntityRef
 from graph.commands.remember.input import RememberInput, fact_key
 from graph.commands.revisions import LOAD_KEY_STATES, KeyState, key_state
-from graph.commands.writing import LOOKAHEAD, ReadWithTick, WriteContext
+from graph.commands.writing import ReadWithTick, WriteContext
 from graph.domain.errors import EngramError
 from graph.domain.vocabulary import MemoryType
 from graph.store.db import run
@@ -46,7 +45,7 @@ def _collected(query: LiteralString, columns: LiteralString, name: LiteralString
     the tick holds it: taking `ticked` in makes the part depend on the tick, so no plan can
     read before it."""
     return (
-        "CALL (ticked) {\n  WITH ticked WHERE ticked IS NULL OR ticked = $spaceId\n  CALL () {"
+        "CALL (ticked) {\n  WITH ticked WHERE ticked = $spaceId\n  CALL () {"
         + query
         + "}\n  RETURN collect({"
         + columns
@@ -93,7 +92,7 @@ COLUMNS: LiteralString = (
     "$sessionKeys AS sessionKeys, replays, entities, observations, artifacts, keyStates"
 )
 
-GATHER: LiteralString = "WITH null AS ticked\n" + PARTS + "RETURN " + COLUMNS + "\n"
+GATHER: LiteralString = "WITH $spaceId AS ticked\n" + PARTS + "RETURN " + COLUMNS + "\n"
 """Everything a batch refers to, in one row of lists."""
 
 
@@ -163,17 +162,15 @@ class Lookup:
         self.texts = [(ref, int(item.privacy), "") for item in items for ref in item.evidence]
         cited = [(ref, "") for item in items for ref in item.evidence]
         self.observation_ids, self.artifact_ids = cited_ids(cited)
-        self.reading = ReadWithTick(
-            PARTS, COLUMNS, lambda guess: self.params(guess, known_at=guess.now + LOOKAHEAD)
-        )
+        self.reading = ReadWithTick(PARTS, COLUMNS, self.params)
         """The lookup run in the tick's statement, on a guessed context."""
 
-    def params(self, ctx: WriteContext, *, known_at: datetime | None = None) -> dict[str, Any]:
-        """`GATHER`'s parameters in `ctx` (entities as known at `known_at`, else `ctx.now`)."""
+    def params(self, ctx: WriteContext) -> dict[str, Any]:
+        """`GATHER`'s parameters in `ctx`."""
         has_facts = any(memory_type is MemoryType.FACT for memory_type in self.types)
         rules = declared_rules(ctx) if has_facts else None
         return {
-            **self.entities.params(ctx, session_keys_of(ctx, self.texts), known_at=known_at),
+            **self.entities.params(ctx, session_keys_of(ctx, self.texts)),
             "keys": replay_keys(ctx, self.hashes),
             "observationIds": self.observation_ids,
             "artifactIds": self.artifact_ids,

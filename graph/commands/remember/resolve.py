@@ -11,7 +11,7 @@
 * **Evidence**: cited observations and artifacts are checked; evidence texts are planned as
   observations of this transaction (once per text and tier).
 
-Everything is read at once (`lookup.look_up`), then resolved in Python.
+Everything is read at once (`lookup.Lookup.found`), then resolved in Python.
 
     batch = await resolve(ctx, Lookup(items, types), path)
     [(w.index, w.memory_type, w.by_naming) for w in batch.work]
