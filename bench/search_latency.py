@@ -48,14 +48,22 @@ from graph.memory import Memory
 DEFAULT_FIRST = 12
 """Search's default page (the issue's top 12)."""
 
-# Claims visible now (search's default view): current, active, valid today — the texts to
-# search for are drawn from them (not timed).
+# Claims shown now (search's default view): current, active, valid today, and for a one-value
+# key the told fact the key shows today (no told fact of it that ranks above, `toldRank`, holds
+# today: ENGRAM.md §2) — the texts to search for are drawn from them (not timed). Written out
+# here, as the floors are; it must say what `graph.reads.visibility.holds` says.
 CURRENT_TEXTS: LiteralString = """
 MATCH (c:Claim)
 WHERE c.spaceId = $spaceId AND c.supersededAt IS NULL AND c.erasedAt IS NULL
   AND c.status = 'active' AND c.type <> 'entity' AND c.archivedAt IS NULL
   AND coalesce(c.validFrom, datetime()) <= datetime()
   AND coalesce(c.validTo, datetime() + duration('P1D')) > datetime()
+  AND (NOT c.type IN ['pref', 'goal', 'task', 'case', 'pattern', 'fact'] OR NOT EXISTS {
+    MATCH (over:Claim {spaceId: $spaceId, key: c.key})
+    WHERE over.toldRank > c.toldRank AND over.supersededAt IS NULL AND over.erasedAt IS NULL
+      AND coalesce(over.validFrom, datetime()) <= datetime()
+      AND coalesce(over.validTo, datetime() + duration('P1D')) > datetime()
+  })
 RETURN c.id AS id, c.text AS text
 """
 

@@ -19,6 +19,9 @@ from bench.raw_read_queries import RAW_RELATED, seen
 from bench.read_latency import ENTITIES, Runner, Sample
 from bench.scale import Plan, parse_size, run_scale
 from bench.scale_report import GOALS, OPERATIONS
+from bench.search_latency import CURRENT_TEXTS
+from graph.domain.read_records import ClaimFilter
+from graph.domain.vocabulary import ClaimStatus, MemoryType
 from graph.memory import Memory
 from graph.reads.visibility import visible
 from graph.runtime import Graph, Neo4jTarget, Settings
@@ -210,3 +213,36 @@ def test_the_floors_visibility_predicate_says_what_every_read_says() -> None:
 
     assert clauses(seen("r")) == clauses(visible("r"))
     assert len(clauses(visible("r"))) == 7
+
+
+NOT_SUPERSEDED_NOW = """
+MATCH (s:Space {name: $space}), (c:Claim {spaceId: s.id})
+WHERE c.supersededAt IS NULL AND c.status = 'active' AND c.type <> 'entity'
+  AND coalesce(c.validFrom, datetime()) <= datetime()
+  AND coalesce(c.validTo, datetime() + duration('P1D')) > datetime()
+RETURN c.id AS id
+"""
+
+
+async def test_the_search_bench_draws_its_texts_from_the_claims_a_view_shows_now(
+    memory: Memory,
+) -> None:
+    """A claim a later-valid told fact of its key replaced is not searched for as current."""
+    await generate(memory, "bench-sample", claims=300, batch=100, show_progress=False)
+    view = await memory.reads.view(OPERATOR, "bench-sample")
+    shown: set[str] = set()
+    after = None
+    while True:
+        page = await memory.reads.claims(
+            view, ClaimFilter(statuses=(ClaimStatus.ACTIVE,)), first=100, after=after
+        )
+        shown |= {c.id for c in page.claims if c.type is not MemoryType.ENTITY}
+        if not page.has_more:
+            break
+        after = page.end
+    drawn = {row["id"] for row in await memory.graph.read(CURRENT_TEXTS, spaceId=view.space_id)}
+    replaced = {
+        row["id"] for row in await memory.graph.read(NOT_SUPERSEDED_NOW, space="bench-sample")
+    }
+    assert drawn == shown
+    assert replaced - shown, "some told facts were replaced in valid time by a later-valid one"
