@@ -40,6 +40,12 @@ class ValidationFailed(EngramError):
     code = ErrorCode.VALIDATION
 
 
+def check_between(field: str, value: int, maximum: int) -> None:
+    """A count argument (`first`, `hops`, …) must be 1 to `maximum`; `field` names it."""
+    if not 1 <= value <= maximum:
+        raise ValidationFailed(f"{field} must be between 1 and {maximum}", field=field)
+
+
 class RevisionConflict(EngramError):
     code = ErrorCode.REVISION_CONFLICT
 

@@ -24,7 +24,7 @@ import json
 from datetime import datetime
 from typing import Any, LiteralString
 
-from graph.domain.errors import ValidationFailed
+from graph.domain.errors import ValidationFailed, check_between
 from graph.domain.memory_types import POLICIES, ConflictPolicy
 from graph.domain.model import Claim
 from graph.domain.read_records import Change, Changes, Forgetting
@@ -38,18 +38,20 @@ from graph.store.rows import CLAIM_PROJECTION, claim_record
 MAX_CHANGES = 500
 
 
-_ABOUT: LiteralString = """
-  AND ($about IS NULL OR c.subjectId IN about OR c.objectId IN about)
-"""
+def _claims_about(kept: LiteralString) -> LiteralString:
+    """The space's claims `c` that `kept` keeps, about `$about` (or all, without it)."""
+    return (
+        twin_ids("about", "about")
+        + "MATCH (c:Claim {spaceId: $spaceId})\nWHERE "
+        + kept
+        + "\n  AND ($about IS NULL OR c.subjectId IN about OR c.objectId IN about)"
+    )
+
 
 # The keys with a told fact believed at `knownAt` that starts or ends in `[from, to)`, and every
 # told fact of those keys believed then (their timelines are worked out in Python).
 VALID_CHANGES: LiteralString = (
-    twin_ids("about", "about")
-    + """MATCH (c:Claim {spaceId: $spaceId})
-WHERE """
-    + believed("c")
-    + _ABOUT
+    _claims_about(believed("c"))
     + """
   AND ((c.validFrom >= $from AND c.validFrom < $to) OR (c.validTo >= $from AND c.validTo < $to))
 WITH DISTINCT c.key AS key
@@ -66,11 +68,7 @@ ORDER BY key
 )
 
 RECORDED_CHANGES: LiteralString = (
-    twin_ids("about", "about")
-    + """MATCH (c:Claim {spaceId: $spaceId})
-WHERE """
-    + in_history("c")
-    + _ABOUT
+    _claims_about(in_history("c"))
     + """
   AND c.recordedAt >= $from AND c.recordedAt < $to
 WITH c ORDER BY c.recordedAt, c.id LIMIT $first
@@ -105,8 +103,7 @@ def _check(start: datetime, end: datetime, first: int) -> None:
             raise ValidationFailed(f"{name} needs a UTC offset (ISO-8601 with offset)", field=name)
     if end <= start:
         raise ValidationFailed("`to` comes after `from`", field="to")
-    if not 1 <= first <= MAX_CHANGES:
-        raise ValidationFailed(f"first must be between 1 and {MAX_CHANGES}", field="first")
+    check_between("first", first, MAX_CHANGES)
 
 
 def _told(claim: Claim) -> Told:

@@ -14,7 +14,7 @@ import json
 from datetime import datetime
 from typing import Any, LiteralString
 
-from graph.domain.errors import ValidationFailed
+from graph.domain.errors import ValidationFailed, check_between
 from graph.domain.model import Claim, EvidenceLink
 from graph.domain.read_records import DEFAULT_PAGE, ClaimFilter, ClaimPage, Timeline
 from graph.reads.shown_claims import CLAIM_WITH_VISIBLE_EVIDENCE, SHOWN_CLAIM_PROJECTION
@@ -29,6 +29,7 @@ from graph.store.rows import (
 )
 
 MAX_PAGE = 100
+MAX_TIMELINE = 500
 
 _WANTED_CLAIMS: LiteralString = (
     visible("c")
@@ -157,11 +158,6 @@ def decode_cursor(cursor: str) -> tuple[datetime, str]:
         raise ValidationFailed(f"not a cursor from this API: {failure}", field="after") from None
 
 
-def check_first(first: int, maximum: int = MAX_PAGE) -> None:
-    if not 1 <= first <= maximum:
-        raise ValidationFailed(f"first must be between 1 and {maximum}", field="first")
-
-
 async def list_claims(
     graph: Graph,
     view: View,
@@ -171,7 +167,7 @@ async def list_claims(
     after: str | None = None,
 ) -> ClaimPage:
     """One page of the claims visible in `view` that match the filter."""
-    check_first(first)
+    check_between("first", first, MAX_PAGE)
     after_at, after_id = decode_cursor(after) if after else (None, None)
     rows = await graph.read(
         LIST_CLAIMS if claim_filter.subject_id is None else LIST_CLAIMS_ABOUT,
@@ -237,7 +233,7 @@ async def timeline(
 ) -> Timeline:
     """What began in `[start, end)` of valid time — claims (as known at `knownAt`, whatever
     `asOf`) and episodes — in time order."""
-    check_first(first, 500)
+    check_between("first", first, MAX_TIMELINE)
     if end <= start:
         raise ValidationFailed("a timeline ends after it starts", field="to")
     params: dict[str, Any] = {**view.params(), "from": start, "to": end, "limit": first}
@@ -256,7 +252,6 @@ __all__ = [
     "ClaimFilter",
     "ClaimPage",
     "Timeline",
-    "check_first",
     "claims_by_ids",
     "claims_with_evidence",
     "evidence_of",

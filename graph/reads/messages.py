@@ -21,7 +21,7 @@ import asyncio
 from datetime import datetime
 from typing import Any, LiteralString
 
-from graph.domain.errors import ValidationFailed
+from graph.domain.errors import ValidationFailed, check_between
 from graph.domain.read_records import MessageHit
 from graph.domain.vocabulary import Role
 from graph.meaning.embeddings import Embedder
@@ -108,8 +108,7 @@ async def messages(
     first: int = 20,
 ) -> list[MessageHit]:
     """The best `first` messages for `query` (or the newest, without one) in the view."""
-    if not 1 <= first <= MAX_MESSAGES:
-        raise ValidationFailed(f"first must be between 1 and {MAX_MESSAGES}", field="first")
+    check_between("first", first, MAX_MESSAGES)
     if query is not None and (not query.strip() or len(query) > 1000):
         raise ValidationFailed("a query is 1–1000 characters of text", field="query")
     for instant, name in ((start, "from"), (end, "to")):

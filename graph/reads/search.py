@@ -33,7 +33,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, LiteralString, TypedDict
 
-from graph.domain.errors import ValidationFailed
+from graph.domain.errors import ValidationFailed, check_between
 from graph.domain.read_records import DEFAULT_SEARCH_FIRST, Hit
 from graph.domain.vocabulary import MemoryType, RevisionState
 from graph.meaning.embeddings import Embedder
@@ -245,8 +245,7 @@ async def search(
         raise ValidationFailed("a search needs some text", field="query")
     if len(query) > 1000:
         raise ValidationFailed("a search query is at most 1000 characters", field="query")
-    if not 1 <= first <= MAX_FIRST:
-        raise ValidationFailed(f"first must be between 1 and {MAX_FIRST}", field="first")
+    check_between("first", first, MAX_FIRST)
     params = {
         **view.params(),
         "query": lucene_query(view.space_id, query),

@@ -20,7 +20,7 @@ from datetime import UTC, datetime
 from typing import LiteralString
 
 from graph.domain import memory_types as mt
-from graph.domain.errors import ValidationFailed
+from graph.domain.errors import check_between
 from graph.domain.model import Claim, Entity
 from graph.domain.read_records import DEFAULT_BUDGET, ContextSnapshot
 from graph.domain.vocabulary import ClaimStatus, MemoryType
@@ -136,10 +136,7 @@ def _line(claim: Claim, names: dict[str, str]) -> str:
 async def context_snapshot(
     graph: Graph, view: View, *, budget_bytes: int = DEFAULT_BUDGET, about: Entity | None = None
 ) -> ContextSnapshot:
-    if not 1 <= budget_bytes <= MAX_BUDGET:
-        raise ValidationFailed(
-            f"budgetBytes must be between 1 and {MAX_BUDGET}", field="budgetBytes"
-        )
+    check_between("budgetBytes", budget_bytes, MAX_BUDGET)
     # A line is at least ~16 bytes: the space's facts are read as far as the budget could hold.
     limit = budget_bytes // 16 + 1
     reads = [

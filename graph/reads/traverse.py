@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any, LiteralString
 
-from graph.domain.errors import NotFound, ValidationFailed
+from graph.domain.errors import NotFound, ValidationFailed, check_between
 from graph.domain.memory_types import PREDICATE
 from graph.domain.read_records import Explanation, Neighbourhood, Relation, Step
 from graph.domain.timeutil import to_native, to_native_or_none
@@ -203,20 +203,16 @@ def _check_types(types: list[str]) -> None:
 
 def check_related(hops: int, relation_types: list[str] | None, first: int) -> list[str]:
     """Validate `related`'s arguments (before anything is looked up); the relation types."""
-    if not 1 <= hops <= MAX_HOPS:
-        raise ValidationFailed(f"hops must be between 1 and {MAX_HOPS}", field="hops")
-    if not 1 <= first <= MAX_RELATED:
-        raise ValidationFailed(f"first must be between 1 and {MAX_RELATED}", field="first")
+    check_between("hops", hops, MAX_HOPS)
+    check_between("first", first, MAX_RELATED)
     types = sorted(set(relation_types or []))
     _check_types(types)
     return types
 
 
 def check_explain(max_hops: int, first: int) -> None:
-    if not 1 <= max_hops <= MAX_HOPS:
-        raise ValidationFailed(f"maxHops must be between 1 and {MAX_HOPS}", field="maxHops")
-    if not 1 <= first <= MAX_PATHS:
-        raise ValidationFailed(f"first must be between 1 and {MAX_PATHS}", field="first")
+    check_between("maxHops", max_hops, MAX_HOPS)
+    check_between("first", first, MAX_PATHS)
 
 
 async def related(
