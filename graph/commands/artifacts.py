@@ -28,7 +28,7 @@ from graph.domain.actor import Actor
 from graph.domain.errors import Forbidden, Forgotten, NotFound, ValidationFailed
 from graph.domain.model import Artifact
 from graph.domain.vocabulary import ArtifactStorage, Privacy
-from graph.store.db import Graph, run
+from graph.store.db import Graph
 from graph.store.rows import artifact_record
 
 MAX_INLINE_BYTES = 64 * 1024
@@ -220,7 +220,7 @@ async def add_artifact(
             )
             if artifact.idempotency_key in replays:
                 artifact_id = replays[artifact.idempotency_key].result["artifactId"]
-                rows = await run(ctx.tx, ARTIFACT_BY_ID, id=artifact_id, spaceId=ctx.space_id)
+                rows = await ctx.run(ARTIFACT_BY_ID, id=artifact_id)
                 if rows[0]["artifact"].get("erasedAt") is not None:
                     raise Forgotten(f"artifact {artifact_id!r} was forgotten")
                 return artifact_record(rows[0]["artifact"])
@@ -231,7 +231,7 @@ async def add_artifact(
             "privacy": int(artifact.privacy),
             **stored,
         }
-        rows = await run(ctx.tx, CREATE_ARTIFACT, props=props, now=ctx.now)
+        rows = await ctx.run(CREATE_ARTIFACT, props=props)
         audit = AuditLog()
         audit.add(
             "addArtifact",

@@ -27,7 +27,7 @@ from graph.domain.actor import Actor
 from graph.domain.errors import Conflict, NotFound, ValidationFailed
 from graph.domain.model import canonical_json
 from graph.domain.vocabulary import Privacy
-from graph.store.db import Graph, run
+from graph.store.db import Graph
 
 MAX_IDEMPOTENCY_KEY = 200
 
@@ -138,7 +138,7 @@ async def find_replays(
     """Earlier results of requests by idempotency key: `{key: (action, requestHash)}`."""
     if not requests:
         return {}
-    rows = await run(ctx.tx, FIND_IDEMPOTENT, keys=replay_keys(ctx, requests), spaceId=ctx.space_id)
+    rows = await ctx.run(FIND_IDEMPOTENT, keys=replay_keys(ctx, requests))
     return replays_of(rows, requests)
 
 
@@ -184,15 +184,7 @@ async def undo_once(
     nothing, False when it was undone before, else audited and True."""
 
     async def work(ctx: WriteContext) -> bool:
-        rows = await run(
-            ctx.tx,
-            undo.query,
-            id=target_id,
-            reason=reason,
-            spaceId=ctx.space_id,
-            now=ctx.now,
-            maxPrivacy=int(ctx.max_privacy),
-        )
+        rows = await ctx.run(undo.query, id=target_id, reason=reason)
         if not rows:
             raise NotFound(f"no {undo.what} {target_id!r} in space {space!r}", field=undo.field)
         if rows[0][undo.already]:

@@ -19,7 +19,6 @@ from typing import LiteralString
 
 from graph.commands.writing import WriteContext
 from graph.domain.vocabulary import EntityKind, MemoryType
-from graph.store.db import run
 
 MAX_CAPTION = 120
 
@@ -68,4 +67,4 @@ def caption(memory_type: MemoryType, summary: str) -> str:
 async def refresh_display_names(ctx: WriteContext, entity_ids: set[str]) -> None:
     """Set the display name of entities whose `entity:` claims this transaction changed."""
     if entity_ids:
-        await run(ctx.tx, REFRESH_DISPLAY_NAMES, namedEntityIds=sorted(entity_ids), now=ctx.now)
+        await ctx.run(REFRESH_DISPLAY_NAMES, namedEntityIds=sorted(entity_ids))

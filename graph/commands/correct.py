@@ -34,7 +34,7 @@ from graph.commands.revisions import (
     load_claims,
     load_key_states,
 )
-from graph.commands.write_batch import write_all
+from graph.commands.write_batch import COPY_SUPPORT, write_all
 from graph.commands.writing import WriteContext, run_command
 from graph.domain import memory_types as mt
 from graph.domain.actor import Actor
@@ -48,7 +48,7 @@ from graph.domain.vocabulary import (
     MemoryType,
     Privacy,
 )
-from graph.store.db import Graph, run
+from graph.store.db import Graph
 from graph.store.rows import STORED_CLAIM
 
 MAX_REASON = 2000
@@ -63,17 +63,6 @@ RETURN """
     + """ AS claim
 """
 )
-
-COPY_EVIDENCE_AS: LiteralString = """
-UNWIND $copies AS copy
-MATCH (source:Claim {id: copy.fromId})-[e:SUPPORTED_BY]->(target)
-WHERE e.erasedAt IS NULL AND target.erasedAt IS NULL
-MATCH (claim:Claim {id: copy.toId})
-WHERE target.privacy >= claim.privacy AND target.privacy <= $maxPrivacy
-CREATE (claim)-[e2:$(copy.kind)]->(target)
-SET e2 = properties(e), e2.recordedAt = $now, e2.privacy = claim.privacy,
-    e2.note = copy.note
-"""
 
 LINK_DISPUTE: LiteralString = """
 MATCH (a:Claim {id: $aId})
@@ -151,7 +140,7 @@ async def _correct_in(ctx: WriteContext, change: CorrectInput) -> Claim:
     ids = [claim_id] + ([change.against_claim_id] if change.against_claim_id else [])
     found = {
         row["claim"]["id"]: ClaimRow.from_props(row["claim"])
-        for row in await run(ctx.tx, TARGET_CLAIMS, ids=ids, spaceId=ctx.space_id)
+        for row in await ctx.run(TARGET_CLAIMS, ids=ids)
     }
     targets = [_existing_target(ctx, found.get(claim_id), claim_id) for claim_id in ids]
     target = targets[0]
@@ -223,10 +212,8 @@ async def _correct_in(ctx: WriteContext, change: CorrectInput) -> Claim:
         ]
         for copy in copies:
             copy["note"] = f"supports the disputing claim {copy['fromId']}"
-        await run(
-            ctx.tx, COPY_EVIDENCE_AS, copies=copies, now=ctx.now, maxPrivacy=int(ctx.max_privacy)
-        )
-        await run(ctx.tx, LINK_DISPUTE, aId=new_row.id, bId=other_row.id, now=ctx.now)
+        await ctx.run(COPY_SUPPORT, copies=copies)
+        await ctx.run(LINK_DISPUTE, aId=new_row.id, bId=other_row.id)
 
     return (await load_claims(ctx, [new_row.id]))[new_row.id]
 
@@ -382,7 +369,7 @@ async def _names(
     ids = [i for i in (row.subject_id, object_id) if i]
     if not ids:
         return None, object_name
-    rows = await run(ctx.tx, ENTITY_NAMES, ids=ids)
+    rows = await ctx.run(ENTITY_NAMES, ids=ids)
     if row.type is not MemoryType.ENTITY:
         for found in rows:
             if found["privacy"] > privacy:

@@ -20,7 +20,6 @@ from graph.domain import memory_types as mt
 from graph.domain.errors import AmbiguousSubject, NotFound
 from graph.domain.vocabulary import EntityKind
 from graph.reads.visibility import believed, holds
-from graph.store.db import run
 
 # Follows merges that hold now (recorded, not undone, valid now) to the surviving entity.
 # Expects `e` (the entity referred to) and `ref` (what referred to it) bound.
@@ -231,8 +230,7 @@ async def find_entities_and_sessions(
     lookup = EntityLookup.of(refs)
     rows: list[dict[str, Any]] = []
     if lookup.ids or lookup.keys or lookup.names or session_keys:
-        rows = await run(
-            ctx.tx,
+        rows = await ctx.run(
             ENTITIES_AND_SESSIONS_FOUND if session_keys else ENTITIES_FOUND,
             **lookup.params(ctx, session_keys),
         )

@@ -27,7 +27,7 @@ from graph.domain.errors import Forbidden, Forgotten, NotFound, ValidationFailed
 from graph.domain.model import Episode, Observation
 from graph.domain.timeutil import instant_text
 from graph.domain.vocabulary import EpisodeKind, EpisodeStatus, ObservationKind, Privacy, Role
-from graph.store.db import Graph, run
+from graph.store.db import Graph
 from graph.store.rows import episode_record, observation_record
 
 FIND_EPISODE: LiteralString = """
@@ -129,7 +129,7 @@ async def _replayed(
 
 
 async def _episode(ctx: WriteContext, episode_id: str) -> dict[str, Any]:
-    rows = await run(ctx.tx, FIND_EPISODE, id=episode_id, spaceId=ctx.space_id)
+    rows = await ctx.run(FIND_EPISODE, id=episode_id)
     return episode_found(ctx, episode_id, rows[0]["episode"] if rows else None)
 
 
@@ -231,7 +231,7 @@ async def seal_episode(
         ended_at = sealing.ended_at or ctx.now
         if ended_at < episode["startedAt"].to_native():
             raise ValidationFailed("an episode ends after it starts", field="endedAt")
-        rows = await run(ctx.tx, SEAL_EPISODE, id=sealing.episode_id, endedAt=ended_at, now=ctx.now)
+        rows = await ctx.run(SEAL_EPISODE, id=sealing.episode_id, endedAt=ended_at)
         audit = AuditLog()
         audit.add(
             "sealEpisode",
@@ -297,12 +297,12 @@ async def record_observations_in(
             {"id": episode_id, "counts": episode["observationCounts"]}
             for episode_id, episode in episodes.items()
         ]
-        await run(ctx.tx, APPEND_OBSERVATIONS, observations=new, counts=counts, now=ctx.now)
+        await ctx.run(APPEND_OBSERVATIONS, observations=new, counts=counts)
     await audit.write(ctx)
     replayed_ids = [r for r in results if isinstance(r, str)]
     earlier: dict[str, dict[str, Any]] = {}
     if replayed_ids:
-        for row in await run(ctx.tx, OBSERVATIONS_BY_ID, ids=replayed_ids):
+        for row in await ctx.run(OBSERVATIONS_BY_ID, ids=replayed_ids):
             props = row["observation"]
             if props.get("erasedAt") is not None:
                 raise Forgotten(f"observation {props['id']!r} was forgotten")
@@ -346,7 +346,7 @@ async def open_episode_in(
         "privacy": int(opening.privacy),
         "sessionKey": session_key,
     }
-    rows = await run(ctx.tx, CREATE_EPISODE, props=props, now=ctx.now)
+    rows = await ctx.run(CREATE_EPISODE, props=props)
     audit = AuditLog()
     audit.add(
         "openEpisode",

@@ -23,7 +23,6 @@ from graph.domain.errors import Forgotten, NotFound, ValidationFailed
 from graph.domain.model import ROLE_AUTHORITY, EvidenceLink
 from graph.domain.timeutil import to_native
 from graph.domain.vocabulary import Authority, EvidenceKind, Privacy, Role
-from graph.store.db import run
 
 FIND_OBSERVATIONS: LiteralString = """
 UNWIND $observationIds AS id
@@ -98,15 +97,12 @@ async def resolve_evidence(
     input in errors); keyed by target id. Evidence text is not looked up here
     (`inline_evidence.record_inline` records it)."""
     observation_ids, artifact_ids = cited_ids(refs)
-    params = {"spaceId": ctx.space_id, "maxPrivacy": int(ctx.max_privacy)}
     observations: list[dict[str, Any]] = []
     artifacts: list[dict[str, Any]] = []
     if observation_ids:
-        observations = await run(
-            ctx.tx, FIND_OBSERVATIONS, observationIds=observation_ids, **params
-        )
+        observations = await ctx.run(FIND_OBSERVATIONS, observationIds=observation_ids)
     if artifact_ids:
-        artifacts = await run(ctx.tx, FIND_ARTIFACTS, artifactIds=artifact_ids, **params)
+        artifacts = await ctx.run(FIND_ARTIFACTS, artifactIds=artifact_ids)
     return resolved_evidence(ctx, refs, observations, artifacts)
 
 

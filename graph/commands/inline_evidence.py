@@ -34,7 +34,6 @@ from graph.commands.writing import WriteContext
 from graph.domain.errors import EngramError
 from graph.domain.timeutil import to_native
 from graph.domain.vocabulary import Authority, EpisodeKind, Privacy, Role
-from graph.store.db import run
 
 # The open session episode of each `$sessionKeys`, newest first (one row per key that has one).
 SESSION_EPISODES: LiteralString = """
@@ -198,17 +197,12 @@ async def inline_texts(
     missing = [session_key(ctx, p) for p in tiers if session_key(ctx, p) not in found]
     if missing:
         found.update(dict.fromkeys(missing))
-        rows = await run(
-            ctx.tx,
-            SESSION_EPISODES,
-            spaceId=ctx.space_id,
-            sessionKeys=missing,
-        )
+        rows = await ctx.run(SESSION_EPISODES, sessionKeys=missing)
         found.update({row["sessionKey"]: row["episode"] for row in rows})
     sessions = {privacy: found[session_key(ctx, privacy)] for privacy in tiers}
     named: dict[str, dict[str, Any] | None] = {}
     for episode_id in named_ids:
-        rows = await run(ctx.tx, FIND_EPISODE, id=episode_id, spaceId=ctx.space_id)
+        rows = await ctx.run(FIND_EPISODE, id=episode_id)
         named[episode_id] = rows[0]["episode"] if rows else None
     return await plan_inline(ctx, wanted, sessions, named)
 

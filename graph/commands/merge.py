@@ -26,7 +26,7 @@ from graph.commands.writing import WriteContext, new_id, run_command
 from graph.domain.actor import Actor
 from graph.domain.errors import ValidationFailed
 from graph.domain.vocabulary import Privacy
-from graph.store.db import Graph, run
+from graph.store.db import Graph
 
 CURRENT_MERGES: LiteralString = """
 UNWIND $ids AS id
@@ -99,13 +99,11 @@ async def merge_entities(graph: Graph, space: str, merge: MergeInput, *, actor: 
             "validFrom": merge.valid_from or ctx.now,
             "actor": ctx.actor,
         }
-        await run(
-            ctx.tx,
+        await ctx.run(
             CREATE_MERGE,
             duplicateId=duplicate.id,
             survivorId=survivor.id,
             props=props,
-            now=ctx.now,
             # The merge's reason is caller text: the default tier (or the writer's, if lower),
             # and never below the entities it joins.
             floor=int(min(Privacy.NORMAL, ctx.max_privacy)),
@@ -129,7 +127,7 @@ async def _refuse_chains(ctx: WriteContext, duplicate_id: str) -> None:
     # a duplicate that others were merged into would make a chain.
     # Merges above the writer's tier are not its to know of (a chain through one is read as
     # its first step, like any merge).
-    rows = await run(ctx.tx, CURRENT_MERGES, ids=[duplicate_id], maxPrivacy=int(ctx.max_privacy))
+    rows = await ctx.run(CURRENT_MERGES, ids=[duplicate_id])
     if any(not row["outgoing"] for row in rows):
         raise ValidationFailed(
             "other entities are merged into this duplicate; merge into the survivor instead",

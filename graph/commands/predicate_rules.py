@@ -27,7 +27,7 @@ from graph.domain.cardinality import SINGLE_VALUED, default_cardinality
 from graph.domain.errors import ValidationFailed
 from graph.domain.vocabulary import Cardinality
 from graph.reads.visibility import View
-from graph.store.db import Graph, run
+from graph.store.db import Graph
 
 RULES_OF_SPACE: LiteralString = """
 MATCH (s:Space {id: $spaceId})
@@ -102,7 +102,7 @@ async def load_rules(ctx: WriteContext) -> PredicateRules:
     if ctx.declared_predicates is not None:
         one, many = ctx.declared_predicates
         return rules_of({"one": one, "many": many})
-    [row] = await run(ctx.tx, RULES_OF_SPACE, spaceId=ctx.space_id)
+    [row] = await ctx.run(RULES_OF_SPACE)
     return rules_of(row)
 
 
@@ -130,13 +130,7 @@ async def declare_predicates(
     async def work(ctx: WriteContext) -> list[PredicateRule]:
         audit = AuditLog()
         for predicate, cardinality in rules:
-            await run(
-                ctx.tx,
-                DECLARE_RULE,
-                spaceId=ctx.space_id,
-                predicate=predicate,
-                cardinality=cardinality.value,
-            )
+            await ctx.run(DECLARE_RULE, predicate=predicate, cardinality=cardinality.value)
             restated = await rekey_facts(ctx, predicate, cardinality)
             detail = f"{predicate}={cardinality.value}"
             audit.add("declarePredicate", [], detail=f"{detail}, {restated} facts re-keyed")

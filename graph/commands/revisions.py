@@ -21,7 +21,6 @@ from graph.domain.intervals import Interval
 from graph.domain.model import Claim
 from graph.domain.timeline import Told, shown
 from graph.domain.vocabulary import ClaimStatus, MemoryType, Privacy
-from graph.store.db import run
 from graph.store.rows import EVIDENCE_PROJECTION, STORED_CLAIM, claim_record
 
 # A key as the writer sees it: only rows at or below its tier count, for the revision numbers as
@@ -114,13 +113,7 @@ class KeyState:
 
 
 async def load_key_states(ctx: WriteContext, keys: list[str]) -> dict[str, KeyState]:
-    rows = await run(
-        ctx.tx,
-        LOAD_KEY_STATES,
-        claimKeys=sorted(set(keys)),
-        spaceId=ctx.space_id,
-        maxPrivacy=int(ctx.max_privacy),
-    )
+    rows = await ctx.run(LOAD_KEY_STATES, claimKeys=sorted(set(keys)))
     return {row["key"]: key_state(row) for row in rows}
 
 
@@ -139,7 +132,7 @@ async def load_claims(ctx: WriteContext, ids: list[str]) -> dict[str, Claim]:
     """Claim rows by id with their unerased evidence at or below the writer's tier (for
     command results, replays included); FORGOTTEN when one was erased — a replay never
     brings content back."""
-    rows = await run(ctx.tx, LOAD_CLAIMS, ids=sorted(set(ids)), maxPrivacy=int(ctx.max_privacy))
+    rows = await ctx.run(LOAD_CLAIMS, ids=sorted(set(ids)))
     for row in rows:
         if row["claim"].get("erasedAt") is not None:
             raise Forgotten(f"claim {row['claim']['id']} was forgotten", field="idempotencyKey")

@@ -17,7 +17,6 @@ from typing import Any, LiteralString, Protocol
 
 from graph.commands.captions import REFRESH_DISPLAY_NAMES
 from graph.commands.writing import WriteContext
-from graph.store.db import run
 
 APPEND_OBSERVATIONS: LiteralString = """
 UNWIND $counts AS count
@@ -114,9 +113,13 @@ MATCH (old:Claim {id: copy.fromId})-[e:SUPPORTED_BY]->(target)
 WHERE e.erasedAt IS NULL AND target.erasedAt IS NULL
 MATCH (new:Claim {id: copy.toId})
 WHERE target.privacy >= new.privacy AND target.privacy <= $maxPrivacy
-CREATE (new)-[e2:SUPPORTED_BY]->(target)
-SET e2 = properties(e), e2.recordedAt = $now, e2.privacy = new.privacy
+CREATE (new)-[e2:$(coalesce(copy.kind, 'SUPPORTED_BY'))]->(target)
+SET e2 = properties(e), e2.recordedAt = $now, e2.privacy = new.privacy,
+    e2.note = coalesce(copy.note, e.note)
 """
+"""The evidence supporting each `copy.fromId` that the writer may read and `copy.toId` may
+carry, linked to `copy.toId` too: as support (a new revision keeps its evidence), or as
+`copy.kind` with `copy.note` (what supports one side of a dispute contradicts the other)."""
 
 
 def _in_order(*parts: LiteralString) -> LiteralString:
@@ -193,12 +196,4 @@ async def write_all(ctx: WriteContext, *plans: PlannedWrites) -> None:
     params = writes.params()
     if not any(params.values()):
         return
-    await run(
-        ctx.tx,
-        WRITE_ALL,
-        **params,
-        now=ctx.now,
-        spaceId=ctx.space_id,
-        actor=ctx.actor,
-        maxPrivacy=int(ctx.max_privacy),
-    )
+    await ctx.run(WRITE_ALL, **params)

@@ -58,6 +58,17 @@ class WriteContext:
     """A `ReadWithTick` and the row it found in the tick's own statement (None: none run, or
     run on a guess the tick proved wrong; the command then reads for itself)."""
 
+    async def run(self, statement: LiteralString, /, **params: Any) -> list[dict[str, Any]]:
+        """Run `statement` in this transaction. It may use the context's own parameters —
+        `$now`, `$spaceId`, `$actor`, `$maxPrivacy` (the writer's tier) — beside `params`."""
+        scope = {
+            "now": self.now,
+            "spaceId": self.space_id,
+            "actor": self.actor,
+            "maxPrivacy": int(self.max_privacy),
+        }
+        return await run(self.tx, statement, **(scope | params))
+
 
 @dataclass(frozen=True)
 class ReadWithTick:

@@ -27,7 +27,6 @@ from typing import LiteralString
 
 from graph.commands.writing import WriteContext
 from graph.erasure.selectors import Selection
-from graph.store.db import run
 
 EXCLUSIVE_EVIDENCE: LiteralString = """
 UNWIND $ids AS id
@@ -98,12 +97,11 @@ async def add_by_products(ctx: WriteContext, selection: Selection, *, held: set[
     """Add to `selection` the evidence only its claims cite and the entities only they name
     (with their names), leaving out what a legal hold keeps (`held`)."""
     ids = sorted(selection.claims)
-    params = {"ids": ids, "spaceId": ctx.space_id, "maxPrivacy": int(ctx.max_privacy)}
-    for row in await run(ctx.tx, EXCLUSIVE_EVIDENCE, **params):
+    for row in await ctx.run(EXCLUSIVE_EVIDENCE, ids=ids):
         if row["id"] not in held:
             target = selection.observations if row["observation"] else selection.artifacts
             target.add(row["id"])
-    for row in await run(ctx.tx, ORPHANED_ENTITIES, **params):
+    for row in await ctx.run(ORPHANED_ENTITIES, ids=ids):
         if row["id"] in held or any(name in held for name in row["names"]):
             continue
         selection.entities.add(row["id"])
@@ -113,7 +111,5 @@ async def add_by_products(ctx: WriteContext, selection: Selection, *, held: set[
 async def recite_names(ctx: WriteContext, candidates: list[str]) -> set[str]:
     """Cite again, on a surviving claim's evidence, the `byNaming` names among `candidates`
     that lost their support; the ids of those cited again."""
-    rows = await run(
-        ctx.tx, RECITE_NAMES, ids=candidates, maxPrivacy=int(ctx.max_privacy), now=ctx.now
-    )
+    rows = await ctx.run(RECITE_NAMES, ids=candidates)
     return {row["id"] for row in rows}

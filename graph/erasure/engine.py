@@ -20,7 +20,6 @@ from graph.commands.writing import WriteContext
 from graph.domain.timeline import rank_instant
 from graph.erasure.by_products import add_by_products, recite_names
 from graph.erasure.selectors import Selection
-from graph.store.db import run
 
 CASCADE_REASON = "its only evidence was forgotten"
 
@@ -179,7 +178,7 @@ def content_fingerprint(salt: str, text: str) -> str:
 
 
 async def _space_salt(ctx: WriteContext) -> str:
-    [row] = await run(ctx.tx, SPACE_SALT, spaceId=ctx.space_id, fresh=secrets.token_hex(32))
+    [row] = await ctx.run(SPACE_SALT, fresh=secrets.token_hex(32))
     return str(row["salt"])
 
 
@@ -216,9 +215,9 @@ async def erase(
     held = held or set()
     erasure = Erasure()
     if selection.whole_space:
-        rows = await run(ctx.tx, SPACE_BLOBS, spaceId=ctx.space_id)
+        rows = await ctx.run(SPACE_BLOBS)
         erasure.blobs = {str(row["locator"]).removeprefix("blob:") for row in rows}
-        await run(ctx.tx, CLOSE_SPACE, spaceId=ctx.space_id, now=ctx.now)
+        await ctx.run(CLOSE_SPACE)
         return erasure
     if selection.claims and by_products:
         # A forgotten fact must not live on verbatim in the message it was taken from, nor in
@@ -230,13 +229,13 @@ async def erase(
         (CLAIMS_CITING_ARTIFACTS, selection.artifacts),
     ):
         if ids:
-            citing |= {row["id"] for row in await run(ctx.tx, query, ids=sorted(ids))}
+            citing |= {row["id"] for row in await ctx.run(query, ids=sorted(ids))}
     texts: list[str] = []
     if selection.observations:
-        for row in await run(ctx.tx, OBSERVATION_TEXTS, ids=sorted(selection.observations)):
+        for row in await ctx.run(OBSERVATION_TEXTS, ids=sorted(selection.observations)):
             texts.append(row["text"])
     if selection.artifacts:
-        for row in await run(ctx.tx, ARTIFACT_CONTENT, ids=sorted(selection.artifacts)):
+        for row in await ctx.run(ARTIFACT_CONTENT, ids=sorted(selection.artifacts)):
             if row["text"] is not None:
                 texts.append(row["text"])
             if row["storage"] == "blob" and row["locator"]:
@@ -244,25 +243,20 @@ async def erase(
     claims = sorted(selection.claims | selection.names)
     named: set[str] = set()
     if claims:
-        named = {row["id"] for row in await run(ctx.tx, NAMED_ENTITIES, ids=claims)}
-        await run(ctx.tx, ERASE_CLAIMS, ids=claims, now=ctx.now)
+        named = {row["id"] for row in await ctx.run(NAMED_ENTITIES, ids=claims)}
+        await ctx.run(ERASE_CLAIMS, ids=claims)
     if selection.observations:
-        await run(ctx.tx, ERASE_OBSERVATIONS, ids=sorted(selection.observations), now=ctx.now)
+        await ctx.run(ERASE_OBSERVATIONS, ids=sorted(selection.observations))
     if selection.artifacts:
-        await run(ctx.tx, ERASE_ARTIFACTS, ids=sorted(selection.artifacts), now=ctx.now)
+        await ctx.run(ERASE_ARTIFACTS, ids=sorted(selection.artifacts))
     if selection.entities:
-        lifted = await run(
-            ctx.tx,
-            LIFT_ENTITIES,
-            ids=sorted(selection.entities),
-            maxPrivacy=int(ctx.max_privacy),
-        )
+        lifted = await ctx.run(LIFT_ENTITIES, ids=sorted(selection.entities))
         erasure.lifted = {row["id"]: int(row["privacy"]) for row in lifted}
         erased = sorted(selection.entities - erasure.lifted.keys())
         if erased:
-            await run(ctx.tx, ERASE_ENTITIES, ids=erased, now=ctx.now)
+            await ctx.run(ERASE_ENTITIES, ids=erased)
     if selection.episodes:
-        await run(ctx.tx, ERASE_EPISODES, ids=sorted(selection.episodes), now=ctx.now)
+        await ctx.run(ERASE_EPISODES, ids=sorted(selection.episodes))
     if texts:
         salt = await _space_salt(ctx)
         erasure.fingerprints = {content_fingerprint(salt, text) for text in texts}
@@ -271,18 +265,11 @@ async def erase(
         # An entity named in passing keeps its name on what supports another fact about it.
         candidates = sorted(set(candidates) - await recite_names(ctx, candidates))
     if candidates:
-        rows = await run(
-            ctx.tx,
-            CASCADE,
-            ids=candidates,
-            spaceId=ctx.space_id,
-            now=ctx.now,
-            nowRank=rank_instant(ctx.now),
-            reason=CASCADE_REASON,
-            actor=ctx.actor,
+        rows = await ctx.run(
+            CASCADE, ids=candidates, nowRank=rank_instant(ctx.now), reason=CASCADE_REASON
         )
         erasure.made_inactive = [row["id"] for row in rows]
-        named |= {row["id"] for row in await run(ctx.tx, NAMED_ENTITIES, ids=erasure.made_inactive)}
+        named |= {row["id"] for row in await ctx.run(NAMED_ENTITIES, ids=erasure.made_inactive)}
     # Display names follow the entity claims this erasure took away or retracted.
     await refresh_display_names(ctx, named)
     return erasure

@@ -37,7 +37,7 @@ from graph.erasure.engine import Erasure, erase, keyed_digest
 from graph.erasure.holds import check_holds
 from graph.erasure.purge_outbox import purge_blobs, purge_spaces
 from graph.erasure.selectors import Selection, Selector, SelectorKind, fingerprint, select
-from graph.store.db import Graph, run
+from graph.store.db import Graph
 from graph.store.text_indexes import text_indexes_caught_up
 
 CREATE_TOMBSTONE: LiteralString = """
@@ -180,7 +180,7 @@ async def write_tombstone(
         "pendingBlobs": sorted(erasure.blobs) or None,
         "pendingSpacePurge": True if selection.whole_space else None,
     }
-    await run(ctx.tx, CREATE_TOMBSTONE, props=props, now=ctx.now)
+    await ctx.run(CREATE_TOMBSTONE, props=props)
     return tombstone_id
 
 

@@ -33,7 +33,7 @@ from graph.domain.actor import Actor
 from graph.domain.errors import Forgotten, LegalHold, NotFound
 from graph.domain.vocabulary import Privacy
 from graph.erasure.selectors import Selection, Selector, SelectorKind, select
-from graph.store.db import Graph, run
+from graph.store.db import Graph
 
 CREATE_HOLD: LiteralString = """
 CREATE (h:LegalHold)
@@ -97,7 +97,7 @@ async def set_legal_hold(graph: Graph, space: str, hold: HoldInput, *, actor: Ac
             "reason": hold.reason,
             "actor": ctx.actor,
         }
-        await run(ctx.tx, CREATE_HOLD, props=props, now=ctx.now)
+        await ctx.run(CREATE_HOLD, props=props)
         audit = AuditLog()
         audit.add("setLegalHold", [hold_id], detail=hold.selector.kind.value)
         await audit.write(ctx)
@@ -130,7 +130,7 @@ async def active_holds(ctx: WriteContext) -> list[ActiveHold]:
     someone with the legal grant, and it binds every writer."""
     holds: list[ActiveHold] = []
     everything = replace(ctx, max_privacy=Privacy.SECRET)
-    for row in await run(ctx.tx, ACTIVE_HOLDS, spaceId=ctx.space_id):
+    for row in await ctx.run(ACTIVE_HOLDS):
         held_selector = Selector.model_validate(json.loads(row["selector"]))
         whole = held_selector.kind is SelectorKind.SPACE
         covers: set[str] = set()
@@ -160,7 +160,7 @@ async def check_holds(ctx: WriteContext, selection: Selection) -> set[str]:
     covered = set().union(*(hold.covers for hold in holds))
     rests_on = {
         row["claimId"]: set(row["evidence"])
-        for row in await run(ctx.tx, EVIDENCE_OF_CLAIMS, ids=sorted(covered))
+        for row in await ctx.run(EVIDENCE_OF_CLAIMS, ids=sorted(covered))
     }
     refusing = [
         hold

@@ -25,7 +25,6 @@ from graph.domain.memory_types import PREDICATE
 from graph.domain.model import canonical_json
 from graph.domain.vocabulary import Privacy
 from graph.domain.vocabulary import SelectorKind as SelectorKind
-from graph.store.db import run
 
 
 class Selector(BaseModel):
@@ -203,13 +202,8 @@ async def select(ctx: WriteContext, selector: Selector) -> Selection:
     if kind is SelectorKind.SUBJECT_PREDICATE:
         assert selector.subject is not None
         subject = (await resolve_entities(ctx, [(selector.subject, "subject")]))[selector.subject]
-        rows = await run(
-            ctx.tx,
-            CLAIMS_OF_SUBJECT_PREDICATE,
-            subjectId=subject.id,
-            predicate=selector.predicate,
-            spaceId=ctx.space_id,
-            maxPrivacy=int(ctx.max_privacy),
+        rows = await ctx.run(
+            CLAIMS_OF_SUBJECT_PREDICATE, subjectId=subject.id, predicate=selector.predicate
         )
         selection.claims = set(rows[0]["ids"])
         selection.subject_id, selection.predicate = subject.id, selector.predicate
@@ -220,13 +214,7 @@ async def select(ctx: WriteContext, selector: Selector) -> Selection:
             )
         return selection
     if kind is SelectorKind.CLAIM and selector.key is not None:
-        rows = await run(
-            ctx.tx,
-            ROWS_OF_KEY,
-            key=selector.key,
-            spaceId=ctx.space_id,
-            maxPrivacy=int(ctx.max_privacy),
-        )
+        rows = await ctx.run(ROWS_OF_KEY, key=selector.key)
         if not rows[0]["ids"]:
             raise NotFound(
                 f"no claim with key {selector.key!r} in this space", field="selector.key"
@@ -240,23 +228,11 @@ async def select(ctx: WriteContext, selector: Selector) -> Selection:
         selector = selector.model_copy(update={"id": entity.id, "key": None, "name": None})
     assert selector.id is not None
     if kind is SelectorKind.CLAIM:
-        rows = await run(
-            ctx.tx,
-            ROWS_OF_FACT_OF_CLAIM,
-            id=selector.id,
-            spaceId=ctx.space_id,
-            maxPrivacy=int(ctx.max_privacy),
-        )
+        rows = await ctx.run(ROWS_OF_FACT_OF_CLAIM, id=selector.id)
         _exists(rows, "claim", selector.id)
         selection.claims = set(rows[0]["ids"])
         return selection
-    rows = await run(
-        ctx.tx,
-        ONE_NODE[kind.value],
-        id=selector.id,
-        spaceId=ctx.space_id,
-        maxPrivacy=int(ctx.max_privacy),
-    )
+    rows = await ctx.run(ONE_NODE[kind.value], id=selector.id)
     _exists(rows, kind.value.lower(), selector.id)
     if kind is SelectorKind.OBSERVATION:
         selection.observations = {selector.id}
@@ -264,19 +240,11 @@ async def select(ctx: WriteContext, selector: Selector) -> Selection:
         selection.artifacts = {selector.id}
     elif kind is SelectorKind.EPISODE:
         selection.episodes = {selector.id}
-        observed = await run(
-            ctx.tx, OBSERVATIONS_OF_EPISODE, id=selector.id, maxPrivacy=int(ctx.max_privacy)
-        )
+        observed = await ctx.run(OBSERVATIONS_OF_EPISODE, id=selector.id)
         selection.observations = set(observed[0]["ids"])
     elif kind is SelectorKind.ENTITY:
         selection.entities = {selector.id}
-        about = await run(
-            ctx.tx,
-            CLAIMS_ABOUT_ENTITY,
-            id=selector.id,
-            spaceId=ctx.space_id,
-            maxPrivacy=int(ctx.max_privacy),
-        )
+        about = await ctx.run(CLAIMS_ABOUT_ENTITY, id=selector.id)
         selection.claims = set(about[0]["ids"]) if about else set()
     else:  # pragma: no cover - every kind is handled above
         raise ValidationFailed(f"unknown selector kind {kind}")

@@ -33,7 +33,7 @@ from graph.erasure.forget import write_tombstone
 from graph.erasure.holds import held_ids
 from graph.erasure.purge_outbox import purge_blobs
 from graph.erasure.selectors import Selection
-from graph.store.db import Graph, run
+from graph.store.db import Graph
 from graph.store.rows import native_props
 from graph.store.text_indexes import text_indexes_caught_up
 
@@ -114,9 +114,7 @@ async def run_retention(
         report = RetentionReport(space, dry_run)
         rows = [
             native_props(r["claim"])
-            for r in await run(
-                ctx.tx, CURRENT_ROWS, spaceId=ctx.space_id, types=[t.value for t in policies]
-            )
+            for r in await ctx.run(CURRENT_ROWS, types=[t.value for t in policies])
         ]
         held, holds = await held_ids(ctx)
         space_held = any(whole for _, _, whole in holds)
@@ -152,12 +150,9 @@ async def run_retention(
         if dry_run:
             return report
         if archive_ids:
-            await run(ctx.tx, ARCHIVE, ids=archive_ids, now=ctx.now)
+            await ctx.run(ARCHIVE, ids=archive_ids)
         if purge_keys:
-            ids = [
-                r["id"]
-                for r in await run(ctx.tx, ALL_ROWS_OF_KEYS, keys=purge_keys, spaceId=ctx.space_id)
-            ]
+            ids = [r["id"] for r in await ctx.run(ALL_ROWS_OF_KEYS, keys=purge_keys)]
             selection = Selection(claims=set(ids))
             erasure = await erase(ctx, selection, held=held)
             policy_text = canonical_json(

@@ -35,7 +35,6 @@ from graph.commands.revisions import LOAD_KEY_STATES, KeyState, key_state
 from graph.commands.writing import ReadWithTick, WriteContext
 from graph.domain.errors import EngramError
 from graph.domain.vocabulary import MemoryType
-from graph.store.db import run
 
 
 def _collected(query: LiteralString, columns: LiteralString, name: LiteralString) -> LiteralString:
@@ -184,7 +183,7 @@ class Lookup:
         row = read[1] if read is not None and read[0] is self.reading else None
         # A guess made on the other side of midnight asked for another day's session episode.
         if row is None or row["sessionKeys"] != sorted(set(session_keys)):
-            [row] = await run(ctx.tx, GATHER, **self.params(ctx))
+            [row] = await ctx.run(GATHER, **self.params(ctx))
         candidates, sessions = self.entities.found(row["entities"], session_keys)
         return Found(
             hashes=self.hashes,
