@@ -19,16 +19,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from api.cli.console import (
-    AsOf,
-    KnownAt,
-    ReadTier,
-    Tier,
-    instant,
-    out,
-    reader_view,
-    with_memory,
-)
+from api.cli.console import AsOf, KnownAt, ReadTier, Tier, instant, out, reader_view, with_memory
 from graph.domain.model import Entity
 from graph.domain.read_records import Change, Changes, Explanation, Step
 from graph.domain.vocabulary import Axis, EvidenceKind, ExportFormat

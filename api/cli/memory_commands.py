@@ -20,16 +20,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from api.cli.console import (
-    AsOf,
-    KnownAt,
-    ReadTier,
-    Tier,
-    instant,
-    out,
-    reader_view,
-    with_memory,
-)
+from api.cli.console import AsOf, KnownAt, ReadTier, Tier, instant, out, reader_view, with_memory
 from graph.domain.actor import Actor
 from graph.domain.read_records import DEFAULT_SEARCH_FIRST, Hit
 from graph.domain.vocabulary import EntityKind, MemoryType, Privacy, Role, SelectorKind
