@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import socket
 import stat
 from pathlib import Path
@@ -14,6 +15,7 @@ from pydantic import ValidationError
 
 from graph.domain.errors import SetupError
 from graph.runtime import NEO4J_VERSION, LocalNeo4j, Settings
+from graph.store.local.class_archive import archive_options
 from graph.store.local.launcher_class import launcher_arguments
 from tests.support import SHORT_LIVED_NEO4J_JVM
 
@@ -32,9 +34,32 @@ def count_markers(uri: str, password: str) -> int:
         return int(records[0]["n"])
 
 
+def jvm_options(pid: int, *prefixes: str) -> list[str]:
+    """The running JVM's options that start with one of `prefixes`."""
+    arguments = Path(f"/proc/{pid}/cmdline").read_bytes().decode().split("\0")
+    return [argument for argument in arguments if argument.startswith(prefixes)]
+
+
+def mapped_archives(pid: int, folder: Path) -> list[str]:
+    """The class-data archives under `folder` that the process has mapped."""
+    maps = Path(f"/proc/{pid}/maps").read_text().splitlines()
+    return sorted(
+        {line.split()[-1] for line in maps if line.endswith(".jsa")}
+        & {str(archive) for archive in folder.glob("*.jsa")}
+    )
+
+
 def test_start_reuse_persist_and_stop_of_a_local_neo4j_on_its_last_port_or_any_free_one(
-    own_settings: Settings,
+    own_settings: Settings, tmp_path: Path
 ) -> None:
+    # A cache of its own (the resolved class path copied in): the launcher and the class-data
+    # archive are made here from nothing.
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    listing = f"neo4j-{NEO4J_VERSION}.classpath"
+    shutil.copy(own_settings.cache_dir / listing, cache / listing)
+    own_settings = own_settings.model_copy(update={"cache_dir": cache})
+    archives = cache / "class-archive"
     server = LocalNeo4j(own_settings)
     assert server.status() is None
 
@@ -46,7 +71,10 @@ def test_start_reuse_persist_and_stop_of_a_local_neo4j_on_its_last_port_or_any_f
     launched = Path(f"/proc/{first.pid}/cmdline").read_bytes().split(b"\0")
     assert own_settings.neo4j_jvm_options.encode() in launched, "the extra JVM options are passed"
     assert launched[-3:-1] == [b"Launcher", str(server.home).encode()], "the compiled launcher"
-    assert list((own_settings.cache_dir / "launcher").glob("*/Launcher.class"))
+    assert [jar.suffix for jar in (cache / "launcher").glob("*.jar")] == [".jar"]
+    [recording] = jvm_options(first.pid, "-XX:ArchiveClassesAtExit=", "-XX:SharedArchiveFile=")
+    record = Path(recording.partition("=")[2])
+    assert (record.parent, record.suffix) == (archives, ".part"), "the first start records"
     written = (server.home / "neo4j.conf").read_text().splitlines()
     assert set(own_settings.neo4j_config.split()) <= set(written), "the extra settings are set"
 
@@ -59,6 +87,12 @@ def test_start_reuse_persist_and_stop_of_a_local_neo4j_on_its_last_port_or_any_f
     assert server.stop() is True
     assert server.status() is None
     assert server.stop() is False
+    assert record.stat().st_size > 10_000_000, "written as the JVM stopped"
+    # Beside it, checked first: a record of a JVM killed while it wrote (mapped, it crashes the
+    # JVM).
+    name = record.name.partition("-")[0]
+    damaged = archives / f"{name}-0.part"
+    damaged.write_bytes(record.read_bytes()[: record.stat().st_size // 2])
 
     again = server.start()
     try:
@@ -66,6 +100,12 @@ def test_start_reuse_persist_and_stop_of_a_local_neo4j_on_its_last_port_or_any_f
         assert again.pid != first.pid
         assert again.uri == first.uri, "the same Bolt port while it is free"
         assert count_markers(again.uri, again.password) == 1, "data survives a restart"
+        kept = archives / f"{name}.jsa"
+        assert [*archives.glob("*.part"), *archives.glob("*.jsa")] == [kept]
+        assert jvm_options(again.pid, "-XX:ArchiveClassesAtExit=", "-XX:SharedArchiveFile=") == [
+            f"-XX:SharedArchiveFile={kept}"
+        ], "the damaged record dropped, the sound one kept and used"
+        assert mapped_archives(again.pid, archives) == [str(kept)], "and the JVM maps it"
     finally:
         server.stop()
 
@@ -79,6 +119,7 @@ def test_start_reuse_persist_and_stop_of_a_local_neo4j_on_its_last_port_or_any_f
     try:
         assert moved.uri != first.uri, "another free port when the last one is taken"
         assert count_markers(moved.uri, moved.password) == 1
+        assert mapped_archives(moved.pid, archives) == [str(kept)], "every later start maps it"
     finally:
         server.stop()
     assert (server.home / "bolt-port").read_text().strip() == moved.uri.rpartition(":")[2]
@@ -177,3 +218,12 @@ def test_without_a_javac_the_launcher_runs_as_a_source_file(tmp_path: Path) -> N
     assert arguments[:2] == ["-cp", "a.jar:b.jar"]
     assert arguments[2].endswith("graph/store/local/Launcher.java")
     assert not (tmp_path / "cache").exists(), "nothing is compiled"
+
+
+@pytest.mark.fast
+@pytest.mark.parametrize("own", ["-Xshare:off", "-XX:SharedArchiveFile=/mine.jsa"])
+def test_the_users_own_sharing_options_leave_the_class_data_archive_alone(
+    tmp_path: Path, own: str
+) -> None:
+    assert archive_options("/no/such/java", "a.jar", tmp_path, f"-Xmx1g {own}") == []
+    assert list(tmp_path.iterdir()) == [], "nothing looked at or made in the cache"

@@ -36,6 +36,7 @@ from graph.store.local.browser_settings import (
     guide_origin,
     post_connect_commands,
 )
+from graph.store.local.class_archive import archive_options
 from graph.store.local.launcher_class import launcher_arguments
 from graph.store.local.processes import (
     alive,
@@ -266,13 +267,17 @@ class LocalNeo4j:
 
     def _launch(self, java: str, classpath: str) -> RunningNeo4j:
         self.launcher_log.parent.mkdir(parents=True, exist_ok=True)
+        program = launcher_arguments(java, classpath, self.settings.cache_dir)
         command = [
             java,
             *JVM_FLAGS,
             "-Xms256m",
             f"-Xmx{self.settings.neo4j_heap}",
             *self.settings.neo4j_jvm_options.split(),
-            *launcher_arguments(java, classpath, self.settings.cache_dir),
+            *archive_options(
+                java, program[1], self.settings.cache_dir, self.settings.neo4j_jvm_options
+            ),
+            *program,
             str(self.home),
         ]
         self.launcher_log.write_bytes(b"")
