@@ -1,4 +1,5 @@
-"""Forgotten content never comes back — through six paths, 20 seeded cases each:
+"""Forgotten content never comes back — through six paths, 10 seeded cases each (100 with the deep
+profile, `HYPOTHESIS_PROFILE=deep ./scripts/test`):
 (a) server-side caches, (b) replays of idempotency keys and embedding jobs that finish after the
 forget, (c) stale full-text and vector index candidates, (d) artifacts and their outbox,
 (e) re-import of old data, (f) restore of an older backup.
@@ -39,9 +40,12 @@ from graph.memory import (
 from graph.runtime import Graph, Neo4jTarget, Settings
 from tests.http import gql, running
 from tests.story import Story, new_story
+from tests.support import DEEP
 from tests.text_search_everywhere import mentions_anywhere
 
-SEEDS = range(20)
+SEEDS = range(100 if DEEP else 10)
+"""A case's seed picks its selector kind (`KINDS`, in turn) and its secret's token: every run
+forgets through each kind twice."""
 
 CLAIM_TEXT = "MATCH (c:Claim {id: $id}) RETURN c.text AS text"
 PLANT_STALE = """
