@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import os
 import secrets
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -59,7 +60,7 @@ def archive_options(java: str, classpath: str, cache_dir: Path, user_options: st
 
 
 def _archive_name(java: str, classpath: str) -> str:
-    binary = Path(java).resolve()
+    binary = Path(shutil.which(java) or java).resolve()
     stat = binary.stat()
     identity = f"{binary}\0{stat.st_size}\0{stat.st_mtime_ns}\0{classpath}"
     return hashlib.sha256(identity.encode()).hexdigest()[:16]
@@ -86,20 +87,22 @@ def _recorded_by_running_jvms(folder: Path) -> set[Path]:
 
 def _usable(java: str, classpath: str, record: Path) -> bool:
     """Whether a JVM maps the record without falling back (`-Xshare:on` fails instead)."""
-    done = subprocess.run(
-        [java, "-Xshare:on", f"-XX:SharedArchiveFile={record}", "-cp", classpath, "-version"],
-        capture_output=True,
-        check=False,
-        timeout=120,
-    )
-    return done.returncode == 0
+    return _runs(java, "-Xshare:on", f"-XX:SharedArchiveFile={record}", "-cp", classpath)
 
 
 def _base_archive_loads(java: str) -> bool:
     """A record extends the JDK's own archive; without that one the JVM refuses to record."""
-    done = subprocess.run(
-        [java, "-Xshare:on", "-version"], capture_output=True, check=False, timeout=120
-    )
+    return _runs(java, "-Xshare:on")
+
+
+def _runs(java: str, *options: str) -> bool:
+    """Whether `java` with `options` starts and answers `-version`."""
+    try:
+        done = subprocess.run(
+            [java, *options, "-version"], capture_output=True, check=False, timeout=120
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return False
     return done.returncode == 0
 
 
