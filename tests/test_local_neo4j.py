@@ -93,6 +93,7 @@ def test_start_reuse_persist_and_stop_of_a_local_neo4j_on_its_last_port_or_any_f
     name = record.name.partition("-")[0]
     damaged = archives / f"{name}-0.part"
     damaged.write_bytes(record.read_bytes()[: record.stat().st_size // 2])
+    crash_reports = set(Path.cwd().glob("hs_err_pid*.log"))
 
     again = server.start()
     try:
@@ -106,6 +107,7 @@ def test_start_reuse_persist_and_stop_of_a_local_neo4j_on_its_last_port_or_any_f
             f"-XX:SharedArchiveFile={kept}"
         ], "the damaged record dropped, the sound one kept and used"
         assert mapped_archives(again.pid, archives) == [str(kept)], "and the JVM maps it"
+        assert set(Path.cwd().glob("hs_err_pid*.log")) == crash_reports, "no crash report left"
     finally:
         server.stop()
 

@@ -19,6 +19,7 @@ import os
 import secrets
 import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 
 from graph.store.local._maven import file_lock
@@ -96,13 +97,19 @@ def _base_archive_loads(java: str) -> bool:
 
 
 def _runs(java: str, *options: str) -> bool:
-    """Whether `java` with `options` starts and answers `-version`."""
-    try:
-        done = subprocess.run(
-            [java, *options, "-version"], capture_output=True, check=False, timeout=120
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return False
+    """Whether `java` with `options` starts and answers `-version`. It runs in a folder of its
+    own: a JVM that crashes writes its report (`hs_err_pid….log`) where it runs."""
+    with tempfile.TemporaryDirectory(prefix="engram-jvm-check-") as scratch:
+        try:
+            done = subprocess.run(
+                [java, *options, "-version"],
+                capture_output=True,
+                check=False,
+                timeout=120,
+                cwd=scratch,
+            )
+        except (OSError, subprocess.TimeoutExpired):
+            return False
     return done.returncode == 0
 
 
