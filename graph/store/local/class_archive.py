@@ -23,6 +23,7 @@ import tempfile
 from pathlib import Path
 
 from graph.store.local._maven import file_lock
+from graph.store.local.processes import running_command_lines
 
 FOLDER = "class-archive"
 QUIET = ("-Xlog:cds=off", "-Xlog:cds+dynamic=off")
@@ -40,8 +41,11 @@ def archive_options(java: str, classpath: str, cache_dir: Path, user_options: st
     name = _archive_name(java, classpath)
     kept = folder / f"{name}.jsa"
     with file_lock(folder / "archive.lock"):
-        recording = _recorded_by_running_jvms(folder)
-        for record in sorted(folder.glob("*.part")):
+        records = sorted(folder.glob("*.part"))
+        # Reading every process's arguments only when there is a record to settle or to make.
+        settled = kept.exists() and not records
+        recording = set() if settled else _recorded_by_running_jvms(folder)
+        for record in records:
             if record in recording:
                 continue
             mine = record.name.startswith(f"{name}-")
@@ -70,20 +74,12 @@ def _archive_name(java: str, classpath: str) -> str:
 def _recorded_by_running_jvms(folder: Path) -> set[Path]:
     """The records that running JVMs will write when they exit."""
     prefix = f"{_RECORDING}{folder}{os.sep}".encode()
-    found: set[Path] = set()
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            arguments = (entry / "cmdline").read_bytes().split(b"\0")
-        except OSError:
-            continue
-        found.update(
-            Path(argument.removeprefix(_RECORDING.encode()).decode(errors="replace"))
-            for argument in arguments
-            if argument.startswith(prefix)
-        )
-    return found
+    return {
+        Path(argument.removeprefix(_RECORDING.encode()).decode(errors="replace"))
+        for arguments in running_command_lines()
+        for argument in arguments
+        if argument.startswith(prefix)
+    }
 
 
 def _usable(java: str, classpath: str, record: Path) -> bool:

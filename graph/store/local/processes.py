@@ -7,17 +7,30 @@ import os
 import signal
 import socket
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 from graph.store.local.launcher_class import is_launcher_command
 
 
 def is_our_launcher(pid: int, home: Path) -> bool:
-    try:
-        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
-    except OSError:
-        return False
+    cmdline = command_line(pid)
     return is_launcher_command(cmdline) and str(home).encode() in cmdline
+
+
+def command_line(pid: int) -> list[bytes]:
+    """The arguments process `pid` was started with (none when it is gone or not ours to read)."""
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+    except OSError:
+        return []
+
+
+def running_command_lines() -> Iterator[list[bytes]]:
+    """The arguments of every running process."""
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            yield command_line(int(entry.name))
 
 
 def port_of(uri: str) -> int:

@@ -268,6 +268,7 @@ class LocalNeo4j:
     def _launch(self, java: str, classpath: str) -> RunningNeo4j:
         self.launcher_log.parent.mkdir(parents=True, exist_ok=True)
         program = launcher_arguments(java, classpath, self.settings.cache_dir)
+        _, program_classpath, *_ = program  # -cp, the class path with the launcher, the program
         command = [
             java,
             *JVM_FLAGS,
@@ -275,7 +276,7 @@ class LocalNeo4j:
             f"-Xmx{self.settings.neo4j_heap}",
             *self.settings.neo4j_jvm_options.split(),
             *archive_options(
-                java, program[1], self.settings.cache_dir, self.settings.neo4j_jvm_options
+                java, program_classpath, self.settings.cache_dir, self.settings.neo4j_jvm_options
             ),
             *program,
             str(self.home),
