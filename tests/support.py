@@ -24,8 +24,8 @@ CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 5000 ROWS
 DEEP = os.environ.get("HYPOTHESIS_PROFILE") == "deep"
 """The deep profile (`HYPOTHESIS_PROFILE=deep ./scripts/test`): every long run at full length."""
 
-NEO4J_EXAMPLES = 2000 if DEEP else 50
-"""Examples of a property test that writes to Neo4j: 50 seeded ones in every run (each costs
+NEO4J_EXAMPLES = 2000 if DEEP else 30
+"""Examples of a property test that writes to Neo4j: 30 seeded ones in every run (each costs
 transactions; the pure rules they store run 200–500 examples each in the fast tier), 2000 in the
 deep profile."""
 

@@ -2,7 +2,7 @@
 answers equal an independent in-memory bi-temporal model's (tests/bitemporal_model.py): told
 facts side by side, one shown per instant for an overwrite key, with the interval it is shown on.
 
-Runs 50 examples with a fixed seed in every run (`HYPOTHESIS_PROFILE=deep` for 2000). Each example
+Runs 30 examples with a fixed seed in every run (`HYPOTHESIS_PROFILE=deep` for 2000). Each example
 works in a fresh space, so examples cannot see each other.
 """
 

@@ -1,4 +1,4 @@
-"""Property tests of forgetting, 50 seeded examples each on Neo4j (`tests/support.NEO4J_EXAMPLES`;
+"""Property tests of forgetting, 30 seeded examples each on Neo4j (`tests/support.NEO4J_EXAMPLES`;
 HYPOTHESIS_PROFILE=deep for 2000):
 
 * evidence cascade — a claim stays active exactly while some evidence of it is unforgotten;
