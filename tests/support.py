@@ -29,6 +29,10 @@ NEO4J_EXAMPLES = 2000 if DEEP else 30
 transactions; the pure rules they store run 200–500 examples each in the fast tier), 2000 in the
 deep profile."""
 
+RACE_REPETITIONS = 200 if DEEP else 25
+"""Runs of a race test (two writers, or a forget beside readers, started at once): 25 in every
+run, each interleaving a matter of timing, 200 in the deep profile."""
+
 
 SHORT_LIVED_NEO4J_JVM = "-XX:TieredStopAtLevel=1"
 """JVM options of a Neo4j that lives for one test or answers a few queries (the restore target,

@@ -124,7 +124,7 @@ async def test_what_is_forgotten_after_the_watermark_stays_forgotten_in_the_back
 async def test_writes_during_a_backup_succeed_without_waiting_for_it(
     graph: Graph, restored: Graph, tmp_path: Path
 ) -> None:
-    await generate(graph, "bulk", claims=4000, show_progress=False)
+    await generate(graph, "bulk", claims=2000, show_progress=False)
     story = await new_story(graph, "writer")
     said = await story.say("my editor changes often")
     editors = ["vim", "emacs", "helix", "nano"]

@@ -13,6 +13,7 @@ from graph.domain.vocabulary import Cardinality, ClaimStatus, EvidenceKind
 from graph.memory import Memory
 from graph.runtime import Graph
 from tests.story import Story, day, new_story
+from tests.support import RACE_REPETITIONS
 
 WORKS_AT = "fact:person/alice:WORKS_AT:org/acme"
 
@@ -260,7 +261,7 @@ async def test_the_object_of_a_fact_keyed_by_it_cannot_be_swapped(story: Story) 
         )
 
 
-@pytest.mark.parametrize("round_", range(50))
+@pytest.mark.parametrize("round_", range(RACE_REPETITIONS))
 async def test_two_concurrent_corrects_one_wins_the_other_gets_revision_conflict(
     story: Story, round_: int
 ) -> None:

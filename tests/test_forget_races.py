@@ -1,5 +1,6 @@
-"""Concurrent recall, correct and forget, 50 repetitions: once forget has committed, no read
-returns the forgotten content, whatever order the three were run in."""
+"""Concurrent recall, correct and forget, 25 repetitions (200 in the deep profile:
+`tests/support.RACE_REPETITIONS`): once forget has committed, no read returns the forgotten
+content, whatever order the three were run in."""
 
 from __future__ import annotations
 
@@ -14,10 +15,11 @@ from graph.domain.vocabulary import SelectorKind
 from graph.memory import ClaimFilter, ForgetInput, Memory, Selector
 from graph.runtime import Embedder, Graph
 from tests.story import new_story
+from tests.support import RACE_REPETITIONS
 from tests.text_search_everywhere import mentions_anywhere
 
 
-@pytest.mark.parametrize("repetition", range(50))
+@pytest.mark.parametrize("repetition", range(RACE_REPETITIONS))
 async def test_after_forget_commits_current_reads_return_nothing(
     memory: Memory, graph: Graph, embedder: Embedder, repetition: int
 ) -> None:
@@ -80,7 +82,7 @@ async def test_after_forget_commits_current_reads_return_nothing(
     assert await mentions_anywhere(graph, secret) == []
 
 
-@pytest.mark.parametrize("repetition", range(50))
+@pytest.mark.parametrize("repetition", range(RACE_REPETITIONS))
 async def test_a_claim_racing_the_forget_of_its_only_evidence_is_never_active_without_it(
     memory: Memory, graph: Graph, repetition: int
 ) -> None:
