@@ -8,6 +8,7 @@ through /graphql; the server reports its count in `extensions.queries`.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
@@ -105,6 +106,41 @@ async def test_a_fact_by_names_with_its_message_as_evidence_costs_two_round_trip
         assert claim.revision == 1 and len(claim.evidence) == 1
         costs.append(queries)
     assert costs == [4, 2, 2]
+
+
+async def test_a_batch_goes_to_neo4j_without_its_lists_written_out_for_the_drivers_debug_log(
+    memory: Memory, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The driver formats every statement's parameters for its debug log, logged or not; a
+    batch's lists are named by their length, so their content is neither formatted nor, when
+    that log is on, written to it."""
+    facts = [
+        {
+            "type": "fact",
+            "subject": {"name": "Alice", "kind": "person"},
+            "predicate": "LIVES_IN",
+            "value": "Ultramarine Street 7731",
+            "evidence": [{"text": "alice: I live on Ultramarine Street"}],
+        },
+        {
+            "type": "fact",
+            "subject": {"name": "Carol", "kind": "person"},
+            "predicate": "KNOWS",
+            "object": {"name": "Alice", "kind": "person"},
+            "evidence": [{"text": "carol knows alice"}],
+        },
+    ]
+    await memory.writes.create_space(OPERATOR, "logged", "a space written with the log on")
+    caplog.set_level(logging.DEBUG, logger="neo4j")
+    claims = await memory.writes.remember(OPERATOR, "logged", facts)
+    runs = [record.getMessage() for record in caplog.records if " C: RUN " in record.getMessage()]
+    assert [claim.text for claim in claims] == [
+        "Alice lives in Ultramarine Street 7731",
+        "Carol knows Alice",
+    ]
+    assert runs, "the driver logged the statements it ran"
+    assert not [line for line in runs if "Ultramarine" in line]
+    assert [line for line in runs if "'claims': <list of 4>" in line]
 
 
 async def test_an_entity_costs_its_lookup_and_the_view(
