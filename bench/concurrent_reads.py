@@ -7,7 +7,9 @@ The server is a real `engram serve --dev` (uvicorn, one process, its settings as
 `ENGRAM_MAX_IN_FLIGHT` requests at once, the rest wait their turn) started for the measurement on
 the same Neo4j, so its RSS is the API's alone — not the bench's, which holds the generator and
 the embedding model. RSS is sampled every 50 ms while the clients run; the peak is reported
-beside the RSS before they start.
+beside the RSS before they start. Each client holds one keep-alive connection of
+`bench.keepalive`: through one httpx client, the 50 cost the bench more CPU per call than the
+server spent answering, on the cores the server and Neo4j share with it.
 
     >>> found = await measure_concurrent(memory, env, space="bench", clients=50, calls=20)
     >>> found.rss_peak_mb
@@ -25,6 +27,7 @@ from pathlib import Path
 from bench._support import OPERATOR
 from bench.graphql_reads import GQL_RELATED
 from bench.ingest import engram_serve
+from bench.keepalive import KeepAlive
 from bench.raw_read_queries import RAW_RELATED
 from bench.read_latency import ENTITIES, RELATED_FIRST, RELATED_HOPS
 from graph.memory import Memory, View
@@ -82,8 +85,10 @@ async def measure_concurrent(
     ms: list[float] = []
     refused: list[int] = []
     async with engram_serve(env) as served:
+        url = served.client.base_url
+        connections = [await KeepAlive.open(url.host, url.port or 80) for _ in range(clients)]
 
-        async def ask(entity_id: str) -> None:
+        async def ask(connection: KeepAlive, entity_id: str) -> None:
             variables = {
                 "space": space,
                 "id": entity_id,
@@ -92,22 +97,21 @@ async def measure_concurrent(
                 "first": RELATED_FIRST,
             }
             began = time.perf_counter()
-            response = await served.client.post(
-                "/graphql", json={"query": GQL_RELATED, "variables": variables}
+            status, body = await connection.post_json(
+                "/graphql", {"query": GQL_RELATED, "variables": variables}
             )
-            if response.status_code == 503:
+            if status == 503:
                 refused.append(1)
                 return
             ms.append(1000 * (time.perf_counter() - began))
-            body = response.json()
-            if body.get("errors"):
-                raise RuntimeError(f"GraphQL errors: {body['errors']}")
+            if status != 200 or body.get("errors"):
+                raise RuntimeError(f"GraphQL answered {status}: {body}")
 
         async def client(number: int) -> None:
             for entity_id in starts[number::clients]:
-                await ask(entity_id)
+                await ask(connections[number], entity_id)
 
-        await ask(starts[0])  # warm the server up
+        await ask(connections[0], starts[0])  # warm the server up
         ms.clear()
         before = rss_mb(served.pid)
         peak = [before]
@@ -125,6 +129,8 @@ async def measure_concurrent(
             sampler.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await sampler
+            for connection in connections:
+                await connection.close()
         seconds = time.perf_counter() - began
         peak.append(rss_mb(served.pid))
     raw_ms, raw_seconds = await _raw_crowd(memory, view, starts, clients)
