@@ -125,13 +125,13 @@ async def measure_concurrent(
         began = time.perf_counter()
         try:
             await asyncio.gather(*(client(n) for n in range(clients)))
+            seconds = time.perf_counter() - began
         finally:
             sampler.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await sampler
             for connection in connections:
                 await connection.close()
-        seconds = time.perf_counter() - began
         peak.append(rss_mb(served.pid))
     raw_ms, raw_seconds = await _raw_crowd(memory, view, starts, clients)
     return Concurrent(ms, len(refused), clients, before, max(peak), seconds, raw_ms, raw_seconds)
