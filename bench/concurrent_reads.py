@@ -84,9 +84,12 @@ async def measure_concurrent(
     starts = [rng.choice(entities) for _ in range(clients * calls)]
     ms: list[float] = []
     refused: list[int] = []
-    async with engram_serve(env) as served:
+    async with engram_serve(env) as served, contextlib.AsyncExitStack() as opened:
         url = served.client.base_url
-        connections = [await KeepAlive.open(url.host, url.port or 80) for _ in range(clients)]
+        connections = [
+            await opened.enter_async_context(await KeepAlive.open(url.host, url.port or 80))
+            for _ in range(clients)
+        ]
 
         async def ask(connection: KeepAlive, entity_id: str) -> None:
             variables = {
@@ -104,7 +107,7 @@ async def measure_concurrent(
                 refused.append(1)
                 return
             ms.append(1000 * (time.perf_counter() - began))
-            if status != 200 or body.get("errors"):
+            if status != 200 or not body or body.get("errors"):
                 raise RuntimeError(f"GraphQL answered {status}: {body}")
 
         async def client(number: int) -> None:
@@ -130,8 +133,6 @@ async def measure_concurrent(
             sampler.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await sampler
-            for connection in connections:
-                await connection.close()
         peak.append(rss_mb(served.pid))
     raw_ms, raw_seconds = await _raw_crowd(memory, view, starts, clients)
     return Concurrent(ms, len(refused), clients, before, max(peak), seconds, raw_ms, raw_seconds)

@@ -88,3 +88,12 @@ async def test_an_answer_in_chunks_is_refused_by_name() -> None:
         with pytest.raises(RuntimeError, match="/graphql answered in chunks"):
             await connection.post_json("/graphql", {})
         await connection.close()
+
+
+async def test_an_answer_without_a_length_is_refused_by_name() -> None:
+    def unmeasured(number: int, body: bytes) -> bytes:
+        return b"HTTP/1.1 200 OK\r\nconnection: close\r\n\r\n{}"
+
+    async with server(unmeasured) as (port, _), await KeepAlive.open("127.0.0.1", port) as kept:
+        with pytest.raises(RuntimeError, match="/graphql answered without a Content-Length"):
+            await kept.post_json("/graphql", {})
