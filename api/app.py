@@ -11,7 +11,8 @@ streamable HTTP, `api.agent_mcp`) need an API key
 `/readyz` (which says only ready or why not), Neo4j Browser's static files (which talk to
 Neo4j with Neo4j's own password) and, in dev mode, GraphiQL's scripts and stylesheet are open.
 While it serves, a background worker fills in the claims' meaning vectors from the embedding
-outbox (`ENGRAM_EMBED_INTERVAL`, 0 = off).
+outbox (`ENGRAM_EMBED_INTERVAL`, 0 = off) — in one process when several serve together
+(`engram serve --workers N`, `background_turn`).
 
 A request passes, outermost first: the timeout and access log (and 503 when Neo4j is
 unavailable), the body cap (413), one admission budget for /graphql and /mcp together (503 +
@@ -24,10 +25,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import fcntl
 import json
 import logging
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from urllib.parse import quote, urlencode
@@ -196,9 +198,12 @@ def create_app(
     browser_dir: Path | None = None,
     graphiql: GraphiQLAssets | None = None,
     migrate_on_start: bool = True,
+    background_lock: Path | None = None,
 ) -> Starlette:
     """The Engram ASGI app for `target`; Browser is served when `browser_dir` is given, GraphiQL
-    in dev mode when its `graphiql` assets are given."""
+    in dev mode when its `graphiql` assets are given. One of several processes serving together
+    is given their shared `background_lock`: the one that holds it runs the background work
+    (`background_turn`)."""
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -215,11 +220,14 @@ def create_app(
             if migrate_on_start:
                 for migration in await memory.admin.migrate():
                     log.info("applied migration %s", migration.name)
-            # Drain the forget outbox a crash may have left (blob files, space purges).
-            await memory.forgetting.drain_purges()
-            app.state.memory = memory
-            async with mcp.running(), embedding_worker(memory, settings.embed_interval):
-                yield
+            with background_turn(background_lock) as ours:
+                if ours:
+                    # Drain the forget outbox a crash may have left (blob files, space purges).
+                    await memory.forgetting.drain_purges()
+                app.state.memory = memory
+                interval = settings.embed_interval if ours else 0
+                async with mcp.running(), embedding_worker(memory, interval):
+                    yield
         finally:
             await memory.close()
 
@@ -283,13 +291,37 @@ def create_app(
         middleware=[  # outermost first; the order is the point (see the module's docstring)
             Middleware(EngramMiddleware, settings=settings),
             Middleware(BodyLimit, max_bytes=settings.max_body_bytes),
-            Middleware(Admission, budget=settings.max_in_flight, wait=settings.in_flight_wait),
+            Middleware(
+                Admission, budget=settings.in_flight_per_worker, wait=settings.in_flight_wait
+            ),
             Middleware(KeyCheck, settings=settings),
         ],
     )
     app.state.settings = settings
     app.state.target = target
     return app
+
+
+@contextlib.contextmanager
+def background_turn(lock: Path | None) -> Iterator[bool]:
+    """Whether this process runs the background work (the embedding worker, the start-up drain
+    of the forget outbox): always when it serves alone (`lock` None); else when it takes the
+    exclusive lock on the file its sibling processes share, held while it serves. Exactly one
+    of them gets it (the others would compute the same vectors again); when that one dies,
+    `engram serve` starts another in its place, which takes it."""
+    if lock is None:
+        yield True
+        return
+    with lock.open("a") as held:
+        try:
+            fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            yield False
+            return
+        try:
+            yield True
+        finally:
+            fcntl.flock(held, fcntl.LOCK_UN)
 
 
 @asynccontextmanager

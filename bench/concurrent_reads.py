@@ -3,13 +3,14 @@ together, and the resident memory (RSS) of the `engram serve` process answering 
 its floor: the raw one-query `related` (`bench.raw_read_queries.RAW_RELATED`) asked by as many
 driver clients at once, for the same starts, in the same run.
 
-The server is a real `engram serve --dev` (uvicorn, one process, its settings as configured:
-`ENGRAM_MAX_IN_FLIGHT` requests at once, the rest wait their turn) started for the measurement on
-the same Neo4j, so its RSS is the API's alone — not the bench's, which holds the generator and
-the embedding model. RSS is sampled every 50 ms while the clients run; the peak is reported
-beside the RSS before they start. Each client holds one keep-alive connection of
-`bench.keepalive`: through one httpx client, the 50 cost the bench more CPU per call than the
-server spent answering, on the cores the server and Neo4j share with it.
+The server is a real `engram serve --dev` started for the measurement on the same Neo4j, as one
+would run it on this machine: a worker process per core (`--workers`, `WORKERS`), its other
+settings as configured (`ENGRAM_MAX_IN_FLIGHT` requests at once, shared by the workers; the rest
+wait their turn). Its RSS is the API's alone (the command and its workers, summed) — not the
+bench's, which holds the generator and the embedding model. RSS is sampled every 50 ms while the
+clients run; the peak is reported beside the RSS before they start. Each client holds one
+keep-alive connection of `bench.keepalive`: through one httpx client, the 50 cost the bench more
+CPU per call than the server spent answering, on the cores the server and Neo4j share with it.
 
     >>> found = await measure_concurrent(memory, env, space="bench", clients=50, calls=20)
     >>> found.rss_peak_mb
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import random
 import time
 from dataclasses import dataclass
@@ -58,12 +60,31 @@ class Concurrent:
         return len(self.raw_ms) / self.raw_seconds
 
 
+WORKERS = os.cpu_count() or 1
+"""The server's worker processes: one per core of this machine."""
+
+
 def rss_mb(pid: int) -> float:
-    """Resident memory of a process (Linux /proc), in MiB."""
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    raise RuntimeError(f"no VmRSS for process {pid}")
+    """Resident memory of a process and every process it started (Linux /proc), in MiB."""
+    total = 0.0
+    for member in _tree(pid):
+        with contextlib.suppress(FileNotFoundError):  # a process may end while it is read
+            for line in Path(f"/proc/{member}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    total += int(line.split()[1]) / 1024
+    if not total:
+        raise RuntimeError(f"no VmRSS for process {pid}")
+    return total
+
+
+def _tree(pid: int) -> list[int]:
+    """`pid` and its descendants."""
+    found = [pid]
+    with contextlib.suppress(FileNotFoundError):
+        for thread in Path(f"/proc/{pid}/task").iterdir():
+            for child in (thread / "children").read_text().split():
+                found.extend(_tree(int(child)))
+    return found
 
 
 async def measure_concurrent(
@@ -84,7 +105,8 @@ async def measure_concurrent(
     starts = [rng.choice(entities) for _ in range(clients * calls)]
     ms: list[float] = []
     refused: list[int] = []
-    async with engram_serve(env) as served, contextlib.AsyncExitStack() as opened:
+    served_env = {**env, "ENGRAM_WORKERS": str(WORKERS)}
+    async with engram_serve(served_env) as served, contextlib.AsyncExitStack() as opened:
         url = served.client.base_url
         connections = [
             await opened.enter_async_context(await KeepAlive.open(url.host, url.port or 80))

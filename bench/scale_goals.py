@@ -183,7 +183,7 @@ GOALS: tuple[tuple[str, str, Check], ...] = (
         ),
     ),
     (
-        "related, 50 clients over HTTP / the raw query, 50 driver clients (calls/s)",
+        "related, 50 clients over HTTP (a worker per core) / raw, 50 driver clients (calls/s)",
         "≥ 0.7x",
         _beside_rate("clients_per_s", "clients_raw_per_s", "clients_vs_raw", 0.7, "calls/s"),
     ),

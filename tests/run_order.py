@@ -30,6 +30,7 @@ LONGEST_FIRST = (
     "test_backup_watermark.py",  # 41
     "test_meaning.py",  # 39
     "test_scale_runner.py",  # 36
+    "test_serve_workers.py",  # ~35 alone (one `engram serve --workers 2`)
     "test_api_auth.py",  # 28
     "test_stream_ingest.py",  # 27
     "test_browser_chromium.py",  # 26

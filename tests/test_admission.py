@@ -18,7 +18,7 @@ import pytest
 from starlette.types import Receive, Scope, Send
 
 from api.guards import HEAVY, Admission, cost
-from graph.runtime import Graph
+from graph.runtime import Graph, Settings
 from tests.test_api_abuse import PEOPLE, RELATED, chain
 
 MCP_HEADERS = {
@@ -41,6 +41,17 @@ DEEP_MCP = tool_call("related", space="alice", entity={"key": "entity:person:ali
 LIGHT_MCP = tool_call("related", space="alice", entity={"key": "entity:person:alice"}, hops=1)
 LIGHT_GRAPHQL = {"query": '{ claims(space: "alice") { nodes { key } } }'}
 BY_VARIABLE = "query($h: Int) { related(hops: $h) }"
+
+
+@pytest.mark.fast
+@pytest.mark.parametrize(
+    ("max_in_flight", "workers", "each"), [(16, 1, 16), (16, 2, 8), (16, 3, 5), (1, 4, 1)]
+)
+def test_each_worker_process_admits_its_share_of_the_budget_and_at_least_one(
+    max_in_flight: int, workers: int, each: int
+) -> None:
+    settings = Settings(max_in_flight=max_in_flight, workers=workers)
+    assert settings.in_flight_per_worker == each
 
 
 @pytest.mark.fast

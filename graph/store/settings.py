@@ -113,9 +113,15 @@ class Settings(BaseSettings):
     max_in_flight: int = Field(
         default=16, ge=1, validation_alias=AliasChoices("ENGRAM_MAX_IN_FLIGHT")
     )
-    """GraphQL requests served at once; more wait `in_flight_wait` for a turn, then get 503.
-    Neo4j (and two CPU cores) answer a few heavy reads faster than hundreds fighting at once;
-    keep it well below the driver's pool of 50 connections, so no request waits for one."""
+    """GraphQL requests served at once (by all `workers` together: each process admits its
+    share); more wait `in_flight_wait` for a turn, then get 503. Neo4j (and two CPU cores)
+    answer a few heavy reads faster than hundreds fighting at once; keep it well below the
+    driver's pool of 50 connections, so no request waits for one."""
+    workers: int = Field(default=1, ge=1, le=32, validation_alias=AliasChoices("ENGRAM_WORKERS"))
+    """Processes `engram serve` answers requests in, each with its own app and driver on one
+    listening socket (uvicorn's workers): one uses at most one core for Python's work, so a
+    server with more cores (and the CPU for Neo4j beside it) serves more clients with more.
+    The embedding worker and the start-up drain of the forget outbox run in one of them."""
     in_flight_wait: float = Field(
         default=2.0, ge=0, validation_alias=AliasChoices("ENGRAM_IN_FLIGHT_WAIT")
     )
@@ -169,6 +175,12 @@ class Settings(BaseSettings):
     @classmethod
     def _log_level_in_any_case(cls, value: Any) -> Any:
         return value.upper() if isinstance(value, str) else value
+
+    @property
+    def in_flight_per_worker(self) -> int:
+        """The requests each of the `workers` processes serves at once: its share of
+        `max_in_flight`, at least one."""
+        return max(1, self.max_in_flight // self.workers)
 
     @property
     def uses_local_neo4j(self) -> bool:
