@@ -1,6 +1,6 @@
 """`engram serve --workers 2`: two processes answer on one port, each taking its share of a crowd
-that connects at once; the embedding worker runs in exactly one of them; SIGTERM stops them all
-(one test: each start of the server costs the suite ~20 s).
+that connects at once; the embedding worker runs in exactly one of them; a sibling that dies is
+started again; SIGTERM stops them all. One test: each start of the server costs the suite ~20 s.
 
 The server uses the session's Neo4j (NEO4J_URI), so nothing here starts or stops a Neo4j.
 """
@@ -25,6 +25,7 @@ from tests.support import free_port, wait_until_ready
 from tests.test_cli import ENGRAM, engram_env
 
 CLAIMS = 'query { claims(space: "alice", first: 50) { nodes { id } } }'
+CLOSE = {"Connection": "close"}
 PENDING = "MATCH (c:Claim:Unembedded) RETURN count(c) AS n"
 EMBEDDABLE = "MATCH (c:Claim) WHERE c.text IS NOT NULL AND c.erasedAt IS NULL RETURN count(c) AS n"
 MEANINGS = (
@@ -36,14 +37,20 @@ class Served:
     def __init__(self, process: subprocess.Popen[str], base: str, log: Path) -> None:
         self.process, self.base, self.log = process, base, log
 
-    def workers(self) -> list[int]:
-        """The worker processes the command started (not multiprocessing's resource tracker)."""
-        found = []
+    def workers(self, started: int = 2) -> list[int]:
+        """The command (a worker itself) and the sibling it started (not multiprocessing's
+        resource tracker), once `started` apps in all have said they started."""
+        deadline = time.monotonic() + 120
+        while self.log.read_text().count("Application startup complete.") < started:
+            assert self.process.poll() is None, self.log.read_text()
+            assert time.monotonic() < deadline, self.log.read_text()
+            time.sleep(0.2)
+        siblings = []
         for child in _children(self.process.pid):
             command = Path(f"/proc/{child}/cmdline").read_bytes().split(b"\0")
             if any(b"spawn_main" in part for part in command):
-                found.append(child)
-        return found
+                siblings.append(child)
+        return [self.process.pid, *siblings]
 
 
 @pytest.fixture
@@ -79,7 +86,7 @@ def served_by_two(
             process.wait(60)
 
 
-async def test_two_workers_share_a_crowd_one_embeds_every_claim_once_and_sigterm_stops_both(
+async def test_two_workers_share_a_crowd_embed_once_outlive_a_killed_sibling_and_stop_together(
     served_by_two: Served, graph: Graph
 ) -> None:
     await people_story(graph)
@@ -115,11 +122,20 @@ async def test_two_workers_share_a_crowd_one_embeds_every_claim_once_and_sigterm
     meanings = (await graph.read(MEANINGS))[0]
     assert meanings["claims"] == meanings["distinct"] == embeddable
 
+    # A sibling that dies is started again; then SIGTERM stops the command and it.
+    os.kill(workers[1], signal.SIGKILL)
+    workers = served_by_two.workers(started=3)
+    assert len(workers) == 2
+    async with httpx.AsyncClient(base_url=served_by_two.base, timeout=60) as http:
+        for _ in range(6):  # fresh connections, dealt out over both sockets
+            answer = await http.post("/graphql", json={"query": CLAIMS}, headers=CLOSE)
+            assert answer.status_code == 200, answer.text
     served_by_two.process.send_signal(signal.SIGTERM)
     assert served_by_two.process.wait(60) == 0
     assert [pid for pid in workers if Path(f"/proc/{pid}").exists()] == []
     log = served_by_two.log.read_text()
     assert "served by 2 worker processes" in log
+    assert re.search(r"worker process \d+ exited \(-9\); starting another", log)
     assert log.count("Application shutdown complete.") == 2
     assert sum(int(n) for n in re.findall(r"embedded (\d+) claims", log)) == embeddable
 

@@ -1,17 +1,20 @@
 """How `engram serve` serves, once its Neo4j is found or started (`api.cli.main.serve`): apply
-the migrations, say where everything is, then serve — the app in this process, or, with
-`--workers N` (`ENGRAM_WORKERS`), in N worker processes on one port, the command watching them.
+the migrations, say where everything is, then serve — in this process alone, or, with
+`--workers N` (`ENGRAM_WORKERS`), in this one and N - 1 sibling processes on the same port.
 
 Each worker process listens on a socket of its own, all bound to the same port with
-`SO_REUSEPORT`, so the kernel spreads new connections over them evenly. (uvicorn's own workers
+`SO_REUSEPORT`, so the kernel deals new connections out over them evenly. (uvicorn's own workers
 share one listening socket: the process that wakes first accepts every connection waiting, and
-a crowd that connects at once lands on one process while the others idle.) Each builds its own
+a crowd that connects at once lands on one process while the others idle; and its supervising
+process would hold a whole app's imports, ~130 MB, only to watch.) Each sibling builds its own
 app (`worker_app`) with its own driver, from the environment the command wrote its options
 into; the command applied the migrations before starting them, and the background work (the
-embedding worker, the start-up drain of the forget outbox) runs in the one that holds the lock
-named by `WORKER_LOCK` (`api.app.background_turn`). The command starts a worker again that
-exits while serving, stops when one cannot start (its log says why), and on SIGTERM or SIGINT
-stops them all, each finishing what it serves, before it stops a Neo4j it started.
+embedding worker, the start-up drain of the forget outbox) runs in the one process that holds
+the lock named by `WORKER_LOCK` (`api.app.background_turn`). The command listens only once
+every sibling listens (its `/readyz` then speaks for all of them); a thread of it starts a
+sibling again that exits while serving, and stops the server when one cannot load its app (its
+log says why); on SIGTERM or SIGINT the command finishes what it serves, then stops the
+siblings the same way, before it stops a Neo4j it started.
 """
 
 from __future__ import annotations
@@ -24,7 +27,9 @@ import shutil
 import signal
 import socket
 import tempfile
+import threading
 import time
+from collections.abc import Callable
 from contextlib import closing
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -34,8 +39,10 @@ from graph.domain.errors import SetupError
 
 if TYPE_CHECKING:
     from multiprocessing.process import BaseProcess
+    from multiprocessing.synchronize import Event as EventType
 
     from starlette.applications import Starlette
+    from uvicorn import Server
 
     from api.graphiql_assets import GraphiQLAssets
     from graph.runtime import LocalNeo4j, Migration, Neo4jTarget, Settings
@@ -44,8 +51,11 @@ WORKER_LOCK = "ENGRAM_SERVE_WORKER_LOCK"
 """The environment variable `serve` sets for its workers: the file whose lock says which of
 them runs the background work. Not a setting: only `serve` writes it."""
 
-STARTUP_FAILURE = 3
-"""The exit status of a uvicorn process whose app could not start (uvicorn's own)."""
+BACKLOG = 2048
+"""Connections a listening socket holds before they are accepted (uvicorn's default)."""
+
+START_SECONDS = 120.0
+"""How long a sibling may take to load its app and listen when the command starts."""
 
 STOP_SECONDS = 30.0
 """How long a worker may take to finish what it serves after SIGTERM before it is killed."""
@@ -67,60 +77,136 @@ def serve(settings: Settings, target: Neo4jTarget, local: LocalNeo4j) -> None:
     graphiql = graphiql_for(settings)
     _say_where(settings, target, local, browser_dir is not None, graphiql is not None)
     log_to_stderr(settings)
+    # Engram's access log says who asked; uvicorn's would repeat it without the principal.
+    level = settings.log_level.lower()
     if settings.workers == 1:
         app = create_app(settings, target, browser_dir=browser_dir, graphiql=graphiql)
-        # Engram's access log says who asked; uvicorn's would repeat it without the principal.
-        level = settings.log_level.lower()
         uvicorn.run(app, host=settings.host, port=settings.port, log_level=level, access_log=False)
         return
+    _serve_with_siblings(
+        settings,
+        lambda lock: create_app(
+            settings,
+            target,
+            browser_dir=browser_dir,
+            graphiql=graphiql,
+            migrate_on_start=False,
+            background_lock=lock,
+        ),
+    )
+
+
+def _serve_with_siblings(settings: Settings, app_of: Callable[[Path], Starlette]) -> None:
+    """Serve `app_of(lock)` in this process and `settings.workers - 1` siblings, each on its own
+    socket of the port; the siblings stop after this process's server does."""
+    import uvicorn
+
     lock_dir = Path(tempfile.mkdtemp(prefix="engram-serve-"))
+    lock = lock_dir / "background.lock"
+    level = settings.log_level.lower()
     try:
-        serve_in_workers(settings, lock_dir / "background.lock")
+        with closing(_socket(settings.host)) as listening:
+            # Bound now, listening once the siblings listen: no connection waits on a process
+            # still loading. The port is held meanwhile (the free one chosen when it is 0).
+            listening.bind((settings.host, settings.port))
+            port: int = listening.getsockname()[1]
+            os.environ.update(
+                {
+                    "ENGRAM_HOST": settings.host,
+                    "ENGRAM_PORT": str(port),
+                    "ENGRAM_DEV": str(settings.dev).lower(),
+                    "ENGRAM_WORKERS": str(settings.workers),
+                    WORKER_LOCK: str(lock),
+                }
+            )
+            server = uvicorn.Server(uvicorn.Config(app_of(lock), log_level=level, access_log=False))
+            siblings = Siblings(settings.workers - 1, settings.host, port, level)
+            try:
+                siblings.start(server)
+                listening.listen(BACKLOG)
+                server.run(sockets=[listening])
+            finally:
+                siblings.stop()
+            if siblings.failed:
+                raise SetupError("a worker process could not start (its log says why)")
     finally:
         shutil.rmtree(lock_dir, ignore_errors=True)
 
 
-def serve_in_workers(settings: Settings, lock: Path) -> None:
-    """Run `settings.workers` worker processes on `settings.host` and `port` until this process
-    is stopped (by an exception, such as the one a signal raises)."""
-    spawn = multiprocessing.get_context("spawn")
-    with closing(_socket(settings.host)) as reserved:
-        # Bound, never listening: holds the port (a free one when 0) for the workers' sockets.
-        reserved.bind((settings.host, settings.port))
-        port: int = reserved.getsockname()[1]
-        os.environ.update(
-            {
-                "ENGRAM_HOST": settings.host,
-                "ENGRAM_PORT": str(port),
-                "ENGRAM_DEV": str(settings.dev).lower(),
-                "ENGRAM_WORKERS": str(settings.workers),
-                WORKER_LOCK: str(lock),
-            }
-        )
-        level = settings.log_level.lower()
+class Siblings:
+    """The worker processes serving beside this one, and the thread that starts one again when
+    it exits; one that cannot load its app stops the server (and sets `failed`)."""
 
-        def start() -> BaseProcess:
-            process = spawn.Process(target=_worker, args=(settings.host, port, level))
-            process.start()
-            return process
+    def __init__(self, count: int, host: str, port: int, log_level: str) -> None:
+        self.spawn = multiprocessing.get_context("spawn")
+        self.count = count
+        self.args = (host, port, log_level)
+        self.failed = False
+        self.processes: list[tuple[BaseProcess, EventType]] = []
+        """Each sibling beside the event it sets once it listens (kept: the child reads it)."""
+        self.stopping = threading.Event()
+        self.watcher = threading.Thread(target=self._watch, name="engram-workers", daemon=True)
+        self.server: Server | None = None
 
-        workers = [start() for _ in range(settings.workers)]
-        try:
-            while True:
-                time.sleep(0.5)
-                for place, process in enumerate(workers):
-                    if process.is_alive():
-                        continue
-                    if process.exitcode == STARTUP_FAILURE:
-                        raise SetupError("a worker process could not start (its log says why)")
-                    log.warning(
-                        "worker process %s exited (%s); starting another",
-                        process.pid,
-                        process.exitcode,
+    def start(self, server: Server) -> None:
+        """Start them all and wait until each listens (`SetupError` when one cannot start or
+        takes over `START_SECONDS`); then watch them, stopping `server` if one cannot start."""
+        started = [self._start() for _ in range(self.count)]
+        deadline = time.monotonic() + START_SECONDS
+        for process, listening in started:
+            while not listening.wait(0.2):
+                if not process.is_alive():
+                    raise SetupError("a worker process could not start (its log says why)")
+                if time.monotonic() > deadline:
+                    raise SetupError(
+                        f"a worker process was not serving after {START_SECONDS:.0f} s"
                     )
-                    workers[place] = start()
-        finally:
-            _stop(workers)
+        self.server = server
+        self.watcher.start()
+
+    def stop(self) -> None:
+        """SIGTERM to every sibling still running, then wait for each; kill any that outlasts
+        `STOP_SECONDS`. A second Ctrl-C or SIGTERM must not cut this short and orphan them."""
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        self.stopping.set()
+        if self.watcher.is_alive():  # not started when a sibling failed to start
+            self.watcher.join()
+        for process, _ in self.processes:
+            if process.is_alive():
+                process.terminate()
+        deadline = time.monotonic() + STOP_SECONDS
+        for process, _ in self.processes:
+            process.join(max(0.0, deadline - time.monotonic()))
+            if process.is_alive():
+                process.kill()
+                process.join()
+
+    def _start(self) -> tuple[BaseProcess, EventType]:
+        listening = self.spawn.Event()
+        process = self.spawn.Process(target=_worker, args=(*self.args, listening))
+        process.start()
+        self.processes.append((process, listening))
+        return process, listening
+
+    def _watch(self) -> None:
+        assert self.server is not None
+        while not self.stopping.wait(0.5):
+            for started in list(self.processes):
+                process, listening = started
+                if process.is_alive():
+                    continue
+                if not listening.is_set():
+                    # It could not even load its app (it would fail the same way again); one
+                    # that stopped later — Neo4j unreachable as it started, killed — is replaced.
+                    self.failed = True
+                    self.server.should_exit = True
+                    return
+                log.warning(
+                    "worker process %s exited (%s); starting another", process.pid, process.exitcode
+                )
+                self.processes.remove(started)
+                self._start()
 
 
 def worker_app() -> Starlette:
@@ -206,17 +292,20 @@ def _say_where(
     )
 
 
-def _worker(host: str, port: int, log_level: str) -> None:
-    """One worker process: its own listening socket on the shared port, its app, uvicorn."""
+def _worker(host: str, port: int, log_level: str, listening: EventType) -> None:
+    """A sibling worker process: its app built (the slow part), then its own listening socket on
+    the shared port (`listening` set), then uvicorn."""
     import uvicorn
 
-    listening = _socket(host)
-    listening.bind((host, port))
-    listening.listen(2048)
     config = uvicorn.Config(
         f"{__name__}:worker_app", factory=True, log_level=log_level, access_log=False
     )
-    uvicorn.Server(config).run(sockets=[listening])
+    config.load()
+    made = _socket(host)
+    made.bind((host, port))
+    made.listen(BACKLOG)
+    listening.set()
+    uvicorn.Server(config).run(sockets=[made])
 
 
 def _socket(host: str) -> socket.socket:
@@ -224,19 +313,3 @@ def _socket(host: str) -> socket.socket:
     made.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     made.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
     return made
-
-
-def _stop(workers: list[BaseProcess]) -> None:
-    """SIGTERM to every worker still running, then wait for each; kill any that outlasts
-    `STOP_SECONDS`. A second Ctrl-C or SIGTERM must not cut this short and orphan them."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_IGN)
-    for process in workers:
-        if process.is_alive():
-            process.terminate()
-    deadline = time.monotonic() + STOP_SECONDS
-    for process in workers:
-        process.join(max(0.0, deadline - time.monotonic()))
-        if process.is_alive():
-            process.kill()
-            process.join()
