@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from api.app import create_app
-from api.cli.main import _graphiql
+from api.cli.serving import graphiql_for
 from api.graphiql_assets import GraphiQLAssets, graphiql_assets
 from api.graphiql_page import EXAMPLE_QUERY
 from graph.domain.actor import Grant
@@ -153,9 +153,9 @@ def test_serve_in_dev_mode_without_maven_goes_on_without_graphiql_and_says_why(
 ) -> None:
     monkeypatch.setenv("PATH", str(tmp_path))  # no mvn, as in the Docker image
     fresh = test_settings.model_copy(update={"cache_dir": tmp_path / "cache"})
-    assert _graphiql(fresh) is None
+    assert graphiql_for(fresh) is None
     assert capsys.readouterr().err == (
         "GraphiQL is off: Maven (`mvn`) is needed once to fetch GraphiQL from Maven Central; "
         "install Maven (the GraphQL API itself needs no GraphiQL)\n"
     )
-    assert _graphiql(test_settings.model_copy(update={"dev": False})) is None, "not asked"
+    assert graphiql_for(test_settings.model_copy(update={"dev": False})) is None, "not asked"
