@@ -7,10 +7,12 @@ Each worker process listens on a socket of its own, all bound to the same port w
 share one listening socket: the process that wakes first accepts every connection waiting, and
 a crowd that connects at once lands on one process while the others idle; and its supervising
 process would hold a whole app's imports, ~130 MB, only to watch.) Each sibling builds its own
-app (`worker_app`) with its own driver, from the environment the command wrote its options
-into; the command applied the migrations before starting them, and the background work (the
-embedding worker, the start-up drain of the forget outbox) runs in the one process that holds
-the lock named by `WORKER_LOCK` (`api.app.background_turn`). The command listens only once
+app with its own driver from what the command passes it (`Sibling`: its settings, the Neo4j it
+found or started — sent down the start-up pipe, never in an environment); the command applied
+the migrations before starting them, and the background work (the embedding worker, the
+start-up drain of the forget outbox) runs in the one process that holds their shared lock
+(`api.app.background_turn`). A sibling needs no Neo4j to start, so one replaced while Neo4j is
+down serves 503s like the others until it is back. The command listens only once
 every sibling listens (its `/readyz` then speaks for all of them); a thread of it starts a
 sibling again that exits while serving, and stops the server when one cannot load its app (its
 log says why); on SIGTERM or SIGINT the command finishes what it serves, then stops the
@@ -22,15 +24,14 @@ from __future__ import annotations
 import asyncio
 import logging
 import multiprocessing
-import os
 import shutil
 import signal
 import socket
 import tempfile
 import threading
 import time
-from collections.abc import Callable
 from contextlib import closing
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -41,15 +42,12 @@ if TYPE_CHECKING:
     from multiprocessing.process import BaseProcess
     from multiprocessing.synchronize import Event as EventType
 
+    import uvicorn
     from starlette.applications import Starlette
     from uvicorn import Server
 
     from api.graphiql_assets import GraphiQLAssets
     from graph.runtime import LocalNeo4j, Migration, Neo4jTarget, Settings
-
-WORKER_LOCK = "ENGRAM_SERVE_WORKER_LOCK"
-"""The environment variable `serve` sets for its workers: the file whose lock says which of
-them runs the background work. Not a setting: only `serve` writes it."""
 
 BACKLOG = 2048
 """Connections a listening socket holds before they are accepted (uvicorn's default)."""
@@ -77,50 +75,50 @@ def serve(settings: Settings, target: Neo4jTarget, local: LocalNeo4j) -> None:
     graphiql = graphiql_for(settings)
     _say_where(settings, target, local, browser_dir is not None, graphiql is not None)
     log_to_stderr(settings)
-    # Engram's access log says who asked; uvicorn's would repeat it without the principal.
-    level = settings.log_level.lower()
     if settings.workers == 1:
         app = create_app(settings, target, browser_dir=browser_dir, graphiql=graphiql)
+        # Engram's access log says who asked; uvicorn's would repeat it without the principal.
+        level = settings.log_level.lower()
         uvicorn.run(app, host=settings.host, port=settings.port, log_level=level, access_log=False)
         return
-    _serve_with_siblings(
-        settings,
-        lambda lock: create_app(
-            settings,
-            target,
-            browser_dir=browser_dir,
-            graphiql=graphiql,
-            migrate_on_start=False,
-            background_lock=lock,
-        ),
-    )
+    _serve_with_siblings(settings, target, browser_dir, graphiql)
 
 
-def _serve_with_siblings(settings: Settings, app_of: Callable[[Path], Starlette]) -> None:
-    """Serve `app_of(lock)` in this process and `settings.workers - 1` siblings, each on its own
-    socket of the port; the siblings stop after this process's server does."""
+def _serve_with_siblings(
+    settings: Settings,
+    target: Neo4jTarget,
+    browser_dir: Path | None,
+    graphiql: GraphiQLAssets | None,
+) -> None:
+    """Serve in this process and `settings.workers - 1` siblings, each on its own socket of the
+    port; the siblings stop after this process's server does."""
     import uvicorn
+
+    from api.app import create_app
 
     lock_dir = Path(tempfile.mkdtemp(prefix="engram-serve-"))
     lock = lock_dir / "background.lock"
-    level = settings.log_level.lower()
     try:
         with closing(_socket(settings.host)) as listening:
             # Bound now, listening once the siblings listen: no connection waits on a process
             # still loading. The port is held meanwhile (the free one chosen when it is 0).
             listening.bind((settings.host, settings.port))
             port: int = listening.getsockname()[1]
-            os.environ.update(
-                {
-                    "ENGRAM_HOST": settings.host,
-                    "ENGRAM_PORT": str(port),
-                    "ENGRAM_DEV": str(settings.dev).lower(),
-                    "ENGRAM_WORKERS": str(settings.workers),
-                    WORKER_LOCK: str(lock),
-                }
+            if port != settings.port:  # uvicorn says which port it took only when it binds
+                out.print(f"listening on port {port} (a free one: --port 0)")
+            settings = settings.model_copy(update={"port": port})
+            app = create_app(
+                settings,
+                target,
+                browser_dir=browser_dir,
+                graphiql=graphiql,
+                migrate_on_start=False,
+                background_lock=lock,
             )
-            server = uvicorn.Server(uvicorn.Config(app_of(lock), log_level=level, access_log=False))
-            siblings = Siblings(settings.workers - 1, settings.host, port, level)
+            server = uvicorn.Server(_config(app, settings))
+            # What a sibling needs travels to it in its start-up pipe, never in its environment.
+            sibling = Sibling(settings, _without_local(target), browser_dir, graphiql, lock)
+            siblings = Siblings(settings.workers - 1, sibling)
             try:
                 siblings.start(server)
                 listening.listen(BACKLOG)
@@ -133,14 +131,40 @@ def _serve_with_siblings(settings: Settings, app_of: Callable[[Path], Starlette]
         shutil.rmtree(lock_dir, ignore_errors=True)
 
 
+@dataclass(frozen=True)
+class Sibling:
+    """What a sibling worker process is started with: the command's settings (its options
+    applied, the port chosen), the Neo4j it found or started, where Browser and GraphiQL are,
+    and the lock of the background work."""
+
+    settings: Settings
+    target: Neo4jTarget
+    browser_dir: Path | None
+    graphiql: GraphiQLAssets | None
+    lock: Path
+
+    def app(self) -> Starlette:
+        """Its app: no migrations (the command applied them)."""
+        from api.app import create_app
+
+        return create_app(
+            self.settings,
+            self.target,
+            browser_dir=self.browser_dir,
+            graphiql=self.graphiql,
+            migrate_on_start=False,
+            background_lock=self.lock,
+        )
+
+
 class Siblings:
     """The worker processes serving beside this one, and the thread that starts one again when
     it exits; one that cannot load its app stops the server (and sets `failed`)."""
 
-    def __init__(self, count: int, host: str, port: int, log_level: str) -> None:
+    def __init__(self, count: int, sibling: Sibling) -> None:
         self.spawn = multiprocessing.get_context("spawn")
         self.count = count
-        self.args = (host, port, log_level)
+        self.sibling = sibling
         self.failed = False
         self.processes: list[tuple[BaseProcess, EventType]] = []
         """Each sibling beside the event it sets once it listens (kept: the child reads it)."""
@@ -184,7 +208,7 @@ class Siblings:
 
     def _start(self) -> tuple[BaseProcess, EventType]:
         listening = self.spawn.Event()
-        process = self.spawn.Process(target=_worker, args=(*self.args, listening))
+        process = self.spawn.Process(target=_worker, args=(self.sibling, listening))
         process.start()
         self.processes.append((process, listening))
         return process, listening
@@ -207,26 +231,6 @@ class Siblings:
                 )
                 self.processes.remove(started)
                 self._start()
-
-
-def worker_app() -> Starlette:
-    """The app of one worker process: the settings from the environment `serve` wrote its
-    options into, the Neo4j it found or started (never one of its own), no migrations (`serve`
-    applied them)."""
-    from api.app import create_app
-    from graph.runtime import LocalNeo4j, get_settings, resolve_target
-
-    settings = get_settings()
-    log_to_stderr(settings)
-    target = resolve_target(settings, start_local=False)
-    return create_app(
-        settings,
-        target,
-        browser_dir=LocalNeo4j(settings).browser_dir() if settings.browser else None,
-        graphiql=graphiql_for(settings, quiet=True),
-        migrate_on_start=False,
-        background_lock=Path(os.environ[WORKER_LOCK]),
-    )
 
 
 def graphiql_for(settings: Settings, *, quiet: bool = False) -> GraphiQLAssets | None:
@@ -292,20 +296,37 @@ def _say_where(
     )
 
 
-def _worker(host: str, port: int, log_level: str, listening: EventType) -> None:
-    """A sibling worker process: its app built (the slow part), then its own listening socket on
-    the shared port (`listening` set), then uvicorn."""
+def _worker(sibling: Sibling, listening: EventType) -> None:
+    """A sibling worker process: its app built (the slow part: imports, the driver's pool), then
+    its own listening socket on the shared port (`listening` set), then uvicorn."""
     import uvicorn
 
-    config = uvicorn.Config(
-        f"{__name__}:worker_app", factory=True, log_level=log_level, access_log=False
-    )
-    config.load()
-    made = _socket(host)
-    made.bind((host, port))
+    settings = sibling.settings
+    log_to_stderr(settings)
+    config = _config(sibling.app(), settings)
+    made = _socket(settings.host)
+    made.bind((settings.host, settings.port))
     made.listen(BACKLOG)
     listening.set()
     uvicorn.Server(config).run(sockets=[made])
+
+
+def _config(app: Starlette, settings: Settings) -> uvicorn.Config:
+    """As `serve` runs the app alone: no uvicorn access log (Engram's says who asked)."""
+    import uvicorn
+
+    return uvicorn.Config(
+        app,
+        host=settings.host,
+        port=settings.port,
+        log_level=settings.log_level.lower(),
+        access_log=False,
+    )
+
+
+def _without_local(target: Neo4jTarget) -> Neo4jTarget:
+    """`target` without its local server's handle: a sibling only connects to it."""
+    return replace(target, local=None)
 
 
 def _socket(host: str) -> socket.socket:
