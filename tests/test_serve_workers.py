@@ -12,12 +12,12 @@ import os
 import re
 import signal
 import subprocess
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
+from tenacity import AsyncRetrying, Retrying, retry_if_result, stop_after_delay, wait_fixed
 
 from graph.runtime import Graph, Neo4jTarget, Settings
 from tests.people_story import people_story
@@ -40,11 +40,20 @@ class Served:
     def workers(self, started: int = 2) -> list[int]:
         """The command (a worker itself) and the sibling it started (not multiprocessing's
         resource tracker), once `started` apps in all have said they started."""
-        deadline = time.monotonic() + 120
-        while self.log.read_text().count("Application startup complete.") < started:
+
+        def all_started() -> bool:
             assert self.process.poll() is None, self.log.read_text()
-            assert time.monotonic() < deadline, self.log.read_text()
-            time.sleep(0.2)
+            return self.log.read_text().count("Application startup complete.") >= started
+
+        polls = Retrying(
+            retry=retry_if_result(lambda done: not done),
+            stop=stop_after_delay(120),
+            wait=wait_fixed(0.2),
+            retry_error_callback=lambda _: pytest.fail(
+                f"{started} apps not started in 120 s:\n{self.log.read_text()}"
+            ),
+        )
+        polls(all_started)
         siblings = []
         for child in _children(self.process.pid):
             command = Path(f"/proc/{child}/cmdline").read_bytes().split(b"\0")
@@ -113,10 +122,16 @@ async def test_two_workers_share_a_crowd_embed_once_outlive_a_killed_sibling_and
     assert all(seconds >= 0.05 for seconds in spent.values()), spent
 
     # The embedding worker polls every 0.2 s in one process; the other never embeds.
-    deadline = time.monotonic() + 60
-    while (await graph.read(PENDING))[0]["n"]:
-        assert time.monotonic() < deadline, "claims were still unembedded after 60 s"
-        await asyncio.sleep(0.2)
+    async def none_pending() -> bool:
+        return (await graph.read(PENDING))[0]["n"] == 0
+
+    polls = AsyncRetrying(
+        retry=retry_if_result(lambda done: not done),
+        stop=stop_after_delay(60),
+        wait=wait_fixed(0.2),
+        retry_error_callback=lambda _: pytest.fail("claims were still unembedded after 60 s"),
+    )
+    await polls(none_pending)
     embeddable = (await graph.read(EMBEDDABLE))[0]["n"]
     assert embeddable >= 5
     meanings = (await graph.read(MEANINGS))[0]
