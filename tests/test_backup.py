@@ -21,8 +21,7 @@ from graph.jobs.backup import backup, read_manifest, restore
 from graph.memory import ArtifactInput, ForgetInput, Selector
 from graph.runtime import Graph, Neo4jTarget, Settings
 from tests.people_story import people_story
-from tests.support import DEEP, delete_all_data
-from tests.test_cli import engram_env, run_engram
+from tests.support import DEEP, delete_all_data, engram_env, run_engram
 
 
 async def test_a_backup_is_a_checksummed_archive_with_a_manifest(

@@ -10,8 +10,6 @@ system chromedriver and never downloads a browser or a driver.
 from __future__ import annotations
 
 import os
-import subprocess
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Literal
@@ -31,8 +29,7 @@ from graph.domain.vocabulary import SelectorKind
 from graph.memory import ForgetInput, Memory, Selector
 from graph.runtime import Graph, Neo4jTarget, Settings
 from tests.story import Story, new_story
-from tests.support import free_port
-from tests.test_cli import ENGRAM
+from tests.support import spawn_serve, until
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
@@ -68,29 +65,17 @@ def served(test_settings: Settings, tmp_path: Path) -> Iterator[str]:
         ENGRAM_CACHE_DIR=str(test_settings.cache_dir),
         ENGRAM_EMBED_INTERVAL="0",
     )
-    log = tmp_path / "serve.log"
-    with log.open("w") as output:
-        process = subprocess.Popen(
-            [*ENGRAM, "serve", "--port", str(free_port()), "--dev"],
-            env=env,
-            stdout=output,
-            stderr=subprocess.STDOUT,
-            text=True,
-        )
+    served = spawn_serve(env, tmp_path / "serve.log", "--dev")
     try:
-        deadline = time.monotonic() + 120
-        url = None
-        while url is None and time.monotonic() < deadline:
-            assert process.poll() is None, f"engram serve exited:\n{log.read_text()}"
-            lines = log.read_text().splitlines()
-            if any("Uvicorn running" in line for line in lines):  # printed, and serving
-                [url] = [line.split()[1] for line in lines if line.startswith("Browser  ")]
-            time.sleep(0.2)
-        assert url is not None, f"engram serve did not start in 120 s:\n{log.read_text()}"
+        until(served.started, within=120, failing=served.log.read_text)
+        [url] = [
+            line.split()[1]
+            for line in served.log.read_text().splitlines()
+            if line.startswith("Browser  ")
+        ]
         yield url
     finally:
-        process.terminate()
-        process.wait(30)
+        served.stop()
 
 
 async def small_story(graph: Graph) -> Story:

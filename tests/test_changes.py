@@ -10,7 +10,7 @@ import httpx
 
 from graph.runtime import Neo4jTarget, Settings
 from tests.http import gql
-from tests.test_cli import engram_env, run_engram
+from tests.support import engram_env, run_engram
 
 CHANGES = """
 query($from: DateTime!, $to: DateTime!, $axis: Axis!, $about: EntityRefInput, $knownAt: DateTime) {

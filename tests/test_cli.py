@@ -5,8 +5,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,64 +12,16 @@ import httpx
 import pytest
 
 from graph.runtime import Neo4jTarget, Settings
-from tests.support import SHORT_LIVED_NEO4J_JVM, free_port
-
-ENGRAM = [sys.executable, "-c", "from api.cli.main import main; main()"]
-
-
-def engram_env(settings: Settings, target: Neo4jTarget, **extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("NEO4J_", "ENGRAM_"))}
-    env.update(
-        NEO4J_URI=target.uri,
-        NEO4J_USER=target.user,
-        NEO4J_PASSWORD=target.password or "",
-        ENGRAM_DATA_DIR=str(settings.data_dir),
-        ENGRAM_CACHE_DIR=str(settings.cache_dir),
-        # Only `engram restore --into` starts a Neo4j here, for one restore.
-        ENGRAM_NEO4J_JVM_OPTIONS=SHORT_LIVED_NEO4J_JVM,
-        ENGRAM_NEO4J_CONFIG=settings.neo4j_config,
-    )
-    env.update(extra)
-    return env
-
-
-def run_engram(
-    env: dict[str, str], *args: str, timeout: float = 120
-) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [*ENGRAM, *args], env=env, capture_output=True, text=True, timeout=timeout, check=False
-    )
+from tests.support import ENGRAM, engram_env, free_port, run_engram, serving
 
 
 @pytest.fixture
 def served(test_settings: Settings, neo4j_target: Neo4jTarget, tmp_path: Path) -> Iterator[str]:
     """`engram serve` as a real process on a free port; yields its base URL."""
-    port = free_port()
     log = tmp_path / "serve.log"
-    with log.open("w") as output:
-        process = subprocess.Popen(
-            [*ENGRAM, "serve", "--port", str(port), "--dev"],
-            env=engram_env(test_settings, neo4j_target),
-            stdout=output,
-            stderr=subprocess.STDOUT,
-        )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline:
-            assert process.poll() is None, f"engram serve exited:\n{log.read_text()}"
-            try:
-                if httpx.get(f"{base}/readyz", timeout=2).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            time.sleep(0.2)
-        else:
-            pytest.fail(f"engram serve not ready in 120 s:\n{log.read_text()}")
-        yield base
-    finally:
-        process.terminate()
-        process.wait(timeout=30)
+    with serving(engram_env(test_settings, neo4j_target), log, "--dev") as served:
+        yield served.base
+    base, port = served.base, served.base.rpartition(":")[2]
     printed = log.read_text()
     access = [json.loads(line) for line in printed.splitlines() if line.startswith('{"method"')]
     assert {"method": "GET", "path": "/readyz", "status": 200} in [

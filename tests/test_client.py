@@ -47,8 +47,7 @@ from graph.domain.actor import Grant
 from graph.domain.vocabulary import Privacy as Tier
 from graph.memory import Memory
 from graph.runtime import Neo4jTarget, Settings
-from tests.support import free_port, wait_until_ready
-from tests.test_cli import ENGRAM, engram_env
+from tests.support import ENGRAM, engram_env, free_port, wait_until_ready
 
 ALICE = EntityRef(key="entity:person:alice")
 ACME = EntityRef(key="entity:org:acme")

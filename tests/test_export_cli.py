@@ -11,7 +11,7 @@ from graph.memory import Memory
 from graph.runtime import Graph, Neo4jTarget, Settings
 from tests.people_story import people_story
 from tests.story import TEST_ACTOR
-from tests.test_cli import engram_env, run_engram
+from tests.support import engram_env, run_engram
 
 README = (Path(__file__).resolve().parents[1] / "README.md").read_text()
 [README_EXAMPLE] = re.findall(r"```\n(Alice \(entity:person:alice\) → Carol .*?)```", README, re.S)

@@ -15,7 +15,7 @@ from graph.domain.vocabulary import SelectorKind
 from graph.memory import ClaimFilter, ForgetInput, Memory, Selector
 from graph.runtime import Embedder, Graph
 from tests.story import new_story
-from tests.support import RACE_REPETITIONS
+from tests.support import RACE_REPETITIONS, until_async
 from tests.text_search_everywhere import mentions_anywhere
 
 
@@ -69,12 +69,13 @@ async def test_after_forget_commits_current_reads_return_nothing(
     if await memory.reads.claims_by_key(await story.view(), "pref:other:vault"):
         # The correct landed after the forget on a fresh key? It cannot: it cites the claim.
         pytest.fail("a claim survived its forget")
-    deadline = time.monotonic() + 10
-    while sum(started > forgotten_at[0] for started, _ in sightings) < 2:
+
+    async def read_twice_since() -> bool:
         if reader.done():
             reader.result()  # surfaces the reader's failure
-        assert time.monotonic() < deadline, "the reader stalled"
-        await asyncio.sleep(0.01)
+        return sum(started > forgotten_at[0] for started, _ in sightings) >= 2
+
+    await until_async(read_twice_since, within=10, every=0.01, failing="the reader stalled")
     stop.set()
     await reader
     after = [seen for started, seen in sightings if started > forgotten_at[0]]

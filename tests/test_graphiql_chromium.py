@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -27,9 +25,8 @@ from selenium.webdriver.support.ui import WebDriverWait
 from api.graphiql_page import EXAMPLE_QUERY
 from graph.runtime import Graph, Settings
 from tests.people_story import people_story
-from tests.support import free_port
+from tests.support import spawn_serve, until
 from tests.test_browser_chromium import CHROMEDRIVER, CHROMIUM
-from tests.test_cli import ENGRAM
 
 WAIT = 30.0
 
@@ -65,28 +62,12 @@ def served_dev(test_settings: Settings, tmp_path: Path) -> Iterator[list[str]]:
         ENGRAM_EMBED_INTERVAL="0",
         ENGRAM_BROWSER="false",
     )
-    log = tmp_path / "serve.log"
-    with log.open("w") as output:
-        process = subprocess.Popen(
-            [*ENGRAM, "serve", "--port", str(free_port()), "--dev"],
-            env=env,
-            stdout=output,
-            stderr=subprocess.STDOUT,
-            text=True,
-        )
+    served = spawn_serve(env, tmp_path / "serve.log", "--dev")
     try:
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline:
-            assert process.poll() is None, f"engram serve exited:\n{log.read_text()}"
-            if "Uvicorn running" in log.read_text():
-                break
-            time.sleep(0.2)
-        else:
-            pytest.fail(f"engram serve did not start in 120 s:\n{log.read_text()}")
-        yield log.read_text().splitlines()
+        until(served.started, within=120, failing=served.log.read_text)
+        yield served.log.read_text().splitlines()
     finally:
-        process.terminate()
-        process.wait(30)
+        served.stop()
 
 
 def _wait(driver: WebDriver, what: str, check: Any) -> Any:

@@ -10,7 +10,7 @@ from graph.domain.vocabulary import ClaimStatus, EpisodeKind, EpisodeStatus
 from graph.memory import Memory, View
 from graph.runtime import Graph, Neo4jTarget, Settings
 from tests.story import count
-from tests.test_cli import engram_env, run_engram
+from tests.support import engram_env, run_engram
 
 LINES = [
     {

@@ -7,7 +7,6 @@ import json
 import re
 import signal
 import subprocess
-import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -15,7 +14,7 @@ from typing import Any
 from graph.domain.actor import Actor
 from graph.memory import Memory
 from graph.runtime import Graph, Neo4jTarget, Settings
-from tests.test_cli import ENGRAM, engram_env, run_engram
+from tests.support import ENGRAM, engram_env, run_engram, until_async
 
 LINES = 3000
 BATCH = 50
@@ -85,11 +84,14 @@ async def test_an_import_killed_midway_is_finished_by_running_it_again(
     command = [*ENGRAM, "import", str(source), "--space", "resumed", "--batch-size", str(BATCH)]
     quiet = subprocess.DEVNULL
     killed = subprocess.Popen(command, env=env, stdout=quiet, stderr=quiet)
-    deadline = time.monotonic() + 120
-    while (await graph.read(CLAIMS_IN, space="resumed"))[0]["n"] < 4 * BATCH:
+
+    async def four_batches_written() -> bool:
         assert killed.poll() is None, "the import ended before it could be killed"
-        assert time.monotonic() < deadline, "the import wrote nothing in 120 s"
-        time.sleep(0.05)
+        return (await graph.read(CLAIMS_IN, space="resumed"))[0]["n"] >= 4 * BATCH
+
+    await until_async(
+        four_batches_written, within=120, every=0.05, failing="the import wrote nothing in 120 s"
+    )
     killed.send_signal(signal.SIGKILL)
     assert killed.wait(timeout=30) == -signal.SIGKILL
     written = (await graph.read(CLAIMS_IN, space="resumed"))[0]["n"]

@@ -31,7 +31,7 @@ from graph.domain.actor import Actor, Grant
 from graph.domain.vocabulary import Privacy
 from graph.memory import Memory
 from graph.runtime import Neo4jTarget, Settings
-from tests.test_cli import ENGRAM, engram_env
+from tests.support import ENGRAM, engram_env
 from tests.test_client import server  # noqa: F401 - the `engram serve --no-dev` fixture
 
 TOOLS = [

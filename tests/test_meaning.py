@@ -3,7 +3,6 @@ vectors that are erased with what they mean and never written back."""
 
 from __future__ import annotations
 
-import asyncio
 import math
 from pathlib import Path
 
@@ -34,7 +33,7 @@ from graph.reads.search import search
 from graph.runtime import Graph, Neo4jTarget, Settings
 from tests.http import gql, running
 from tests.story import Story, new_story
-from tests.test_cli import engram_env, run_engram
+from tests.support import engram_env, run_engram, until_async
 
 NOWHERE = Path("/nonexistent")
 
@@ -232,10 +231,11 @@ async def test_the_server_embeds_in_the_background_and_search_finds_by_meaning(
 ) -> None:
     eager = test_settings.model_copy(update={"embed_interval": 0.05})
     async with running(create_app(eager, neo4j_target)) as client:
-        for _ in range(200):
-            if await count_pending(story.graph) == 0:
-                break
-            await asyncio.sleep(0.05)
+
+        async def all_embedded() -> bool:
+            return await count_pending(story.graph) == 0
+
+        await until_async(all_embedded, within=10, every=0.05, failing="unembedded after 10 s")
         body = await gql(
             client,
             '{ search(space: "alice", query: "climbing peaks") { sources claim { key } } }',

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from graph.runtime import Graph, Neo4jTarget, Settings
 from tests.story import new_story
-from tests.test_cli import engram_env, run_engram
+from tests.support import engram_env, run_engram
 
 
 async def test_search_then_forget_from_a_terminal(

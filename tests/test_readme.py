@@ -35,8 +35,7 @@ from mcp.types import TextContent
 from graph.runtime import Graph, Neo4jTarget, Settings
 from tests.people_story import people_story
 from tests.readme_blocks import Block, blocks
-from tests.support import free_port, wait_until_ready
-from tests.test_cli import engram_env
+from tests.support import engram_env, serving
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text()
@@ -56,24 +55,12 @@ class Server:
 def server(test_settings: Settings, neo4j_target: Neo4jTarget, tmp_path: Path) -> Iterator[Server]:
     """`engram serve` as a user starts it (production mode, the embedding worker on), on a free
     port and the run's Neo4j."""
-    port = free_port()
     log = tmp_path / "serve.log"
     env = engram_env(test_settings, neo4j_target, COLUMNS="200")
-    with log.open("w") as output:
-        process = subprocess.Popen(
-            [str(BIN / "engram"), "serve", "--port", str(port)],
-            env=env,
-            stdout=output,
-            stderr=subprocess.STDOUT,
-            cwd=tmp_path,
-        )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        wait_until_ready(process, base, log, SERVE_TIMEOUT)
-        yield Server(base, log)
-    finally:
-        process.terminate()
-        process.wait(timeout=30)
+    with serving(
+        env, log, ready_within=SERVE_TIMEOUT, command=[str(BIN / "engram")], cwd=tmp_path
+    ) as served:
+        yield Server(served.base, log)
 
 
 @dataclass

@@ -7,7 +7,7 @@ import re
 
 from graph.runtime import Graph, Neo4jTarget, Settings
 from tests.story import count, new_story
-from tests.test_cli import engram_env, run_engram
+from tests.support import engram_env, run_engram
 
 ID = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
 MINUTE = r"\d{4}-\d\d-\d\d \d\d:\d\d"

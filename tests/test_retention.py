@@ -14,7 +14,7 @@ from graph.jobs.retention import Policy, run_retention
 from graph.memory import HoldInput, Selector
 from graph.runtime import Embedder, Graph, Neo4jTarget, Settings
 from tests.story import Story, new_story
-from tests.test_cli import engram_env, run_engram
+from tests.support import engram_env, run_engram
 from tests.text_search_everywhere import mentions_anywhere
 
 RETENTION = Actor.operator("retention")

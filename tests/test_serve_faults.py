@@ -7,9 +7,9 @@ other test uses, is never the one stopped or killed here.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
-import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,8 +20,14 @@ import pytest
 from api.app import create_app
 from graph.runtime import LocalNeo4j, Settings, resolve_target
 from tests.http import running
-from tests.support import SHORT_LIVED_NEO4J_JVM, free_port, wait_until_ready
-from tests.test_cli import ENGRAM
+from tests.support import (
+    SHORT_LIVED_NEO4J_JVM,
+    Served,
+    serving,
+    spawn_serve,
+    until,
+    until_async,
+)
 
 
 @pytest.fixture
@@ -39,19 +45,8 @@ def own_settings(tmp_path: Path, test_settings: Settings) -> Iterator[Settings]:
     LocalNeo4j(settings).stop()
 
 
-def serve(settings: Settings, *args: str) -> tuple[subprocess.Popen[str], str, Path]:
-    """`engram serve` on a free port with its own data directory, once /readyz says ready."""
-    process, base, log = spawn_serve(settings, *args)
-    try:
-        wait_until_ready(process, base, log, 240)
-    except BaseException:
-        process.kill()
-        raise
-    return process, base, log
-
-
-def spawn_serve(settings: Settings, *args: str) -> tuple[subprocess.Popen[str], str, Path]:
-    """`engram serve` started on a free port with its own data directory (not waited for)."""
+def own_env(settings: Settings) -> dict[str, str]:
+    """The environment of an `engram serve` with its own data directory (and so its own Neo4j)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("NEO4J_", "ENGRAM_"))}
     env.update(
         ENGRAM_DATA_DIR=str(settings.data_dir),
@@ -62,17 +57,13 @@ def spawn_serve(settings: Settings, *args: str) -> tuple[subprocess.Popen[str], 
         ENGRAM_BROWSER="false",
         ENGRAM_EMBED_INTERVAL="0",
     )
-    port = free_port()
+    return env
+
+
+def serve(settings: Settings, *options: str) -> contextlib.AbstractContextManager[Served]:
+    """`engram serve --dev` with its own data directory, once /readyz says ready."""
     log = settings.data_dir.parent / "serve.log"
-    with log.open("w") as output:
-        process = subprocess.Popen(
-            [*ENGRAM, "serve", "--port", str(port), "--dev", *args],
-            env=env,
-            stdout=output,
-            stderr=subprocess.STDOUT,
-            text=True,
-        )
-    return process, f"http://127.0.0.1:{port}", log
+    return serving(own_env(settings), log, "--dev", *options, ready_within=240)
 
 
 def neo4j_processes(home: Path) -> list[int]:
@@ -102,37 +93,43 @@ def gone(pid: int) -> bool:
 def test_engram_serve_stopped_by_a_signal_stops_the_neo4j_it_started(
     own_settings: Settings, stop: signal.Signals
 ) -> None:
-    process, base, log = serve(own_settings)
-    running_neo4j = LocalNeo4j(own_settings).status()
-    assert running_neo4j is not None
-    process.send_signal(stop)
-    assert process.wait(timeout=120) == 0, log.read_text()
+    with serve(own_settings) as served:
+        running_neo4j = LocalNeo4j(own_settings).status()
+        assert running_neo4j is not None
+        served.process.send_signal(stop)
+        assert served.process.wait(timeout=120) == 0, served.log.read_text()
     assert gone(running_neo4j.pid)
     assert LocalNeo4j(own_settings).status() is None
     assert not (own_settings.neo4j_home / "server.json").exists()
-    assert "Neo4j stopped (it was started by this command" in log.read_text()
+    assert "Neo4j stopped (it was started by this command" in served.log.read_text()
     with pytest.raises(httpx.TransportError):
-        httpx.get(f"{base}/healthz", timeout=2)
+        httpx.get(f"{served.base}/healthz", timeout=2)
 
 
 @pytest.mark.parametrize("moment", ["one second after start", "while Neo4j boots"])
 def test_engram_serve_stopped_during_boot_leaves_no_neo4j_running(
     own_settings: Settings, moment: str
 ) -> None:
-    process, _, log = spawn_serve(own_settings)
+    log = own_settings.data_dir.parent / "serve.log"
+    served = spawn_serve(own_env(own_settings), log, "--dev")
     home = own_settings.neo4j_home
-    if moment == "while Neo4j boots":
-        deadline = time.monotonic() + 120
-        while not neo4j_processes(home):
-            assert time.monotonic() < deadline, log.read_text()
-            assert process.poll() is None, log.read_text()
-            time.sleep(0.05)
-        assert LocalNeo4j(own_settings).status() is None, "not yet ready"
-    else:
-        time.sleep(1)
-    process.send_signal(signal.SIGTERM)
-    # Before its handlers are set (the first moments of Python), SIGTERM ends it at once.
-    assert process.wait(timeout=120) in (0, -signal.SIGTERM), log.read_text()
+    try:
+        if moment == "while Neo4j boots":
+
+            def booting() -> bool:
+                assert served.process.poll() is None, served.log.read_text()
+                return bool(neo4j_processes(home))
+
+            until(booting, within=120, every=0.05, failing=served.log.read_text)
+            assert LocalNeo4j(own_settings).status() is None, "not yet ready"
+        else:
+            time.sleep(1)  # the moment under test, not a wait for something
+        served.process.send_signal(signal.SIGTERM)
+        # Before its handlers are set (the first moments of Python), SIGTERM ends it at once.
+        exited = served.process.wait(timeout=120)
+    finally:
+        served.stop()
+    assert exited in (0, -signal.SIGTERM), served.log.read_text()
     assert neo4j_processes(home) == []
     assert LocalNeo4j(own_settings).status() is None
 
@@ -140,14 +137,13 @@ def test_engram_serve_stopped_during_boot_leaves_no_neo4j_running(
 def test_engram_serve_with_keep_neo4j_leaves_it_running_after_sigterm(
     own_settings: Settings,
 ) -> None:
-    process, _, log = serve(own_settings, "--keep-neo4j")
-    running_neo4j = LocalNeo4j(own_settings).status()
-    assert running_neo4j is not None
-    process.send_signal(signal.SIGTERM)
-    assert process.wait(timeout=120) == 0, log.read_text()
+    with serve(own_settings, "--keep-neo4j") as served:
+        running_neo4j = LocalNeo4j(own_settings).status()
+        assert running_neo4j is not None
+        assert served.stop(seconds=120) == 0, served.log.read_text()
     still = LocalNeo4j(own_settings).status()
     assert still is not None and still.pid == running_neo4j.pid
-    assert "Neo4j stopped" not in log.read_text()
+    assert "Neo4j stopped" not in served.log.read_text()
 
 
 async def test_readyz_recovers_after_the_local_neo4j_is_killed_and_started_again(
@@ -160,8 +156,7 @@ async def test_readyz_recovers_after_the_local_neo4j_is_killed_and_started_again
         assert (await http.get("/readyz")).status_code == 200
 
         os.kill(target.local.pid, signal.SIGKILL)
-        while not gone(target.local.pid):
-            time.sleep(0.1)
+        until(lambda: gone(target.local.pid), within=30, every=0.1)
         down = await http.get("/readyz")
         assert (down.status_code, down.json()["status"]) == (503, "unready")
         assert server.status() is None
@@ -169,9 +164,10 @@ async def test_readyz_recovers_after_the_local_neo4j_is_killed_and_started_again
         again = server.start()
         assert again.started_here is True
         assert again.uri == target.uri, "the restarted Neo4j listens where the app looks"
-        deadline = time.monotonic() + 30
-        ready = await http.get("/readyz")
-        while ready.status_code != 200 and time.monotonic() < deadline:
-            time.sleep(0.5)
-            ready = await http.get("/readyz")
-        assert (ready.status_code, ready.json()["status"]) == (200, "ready")
+
+        async def ready() -> bool:
+            return (await http.get("/readyz")).status_code == 200
+
+        await until_async(ready, within=30, every=0.5, failing="/readyz not 200 after 30 s")
+        ready_again = await http.get("/readyz")
+        assert (ready_again.status_code, ready_again.json()["status"]) == (200, "ready")

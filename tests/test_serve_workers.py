@@ -11,18 +11,15 @@ import asyncio
 import os
 import re
 import signal
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
-from tenacity import AsyncRetrying, Retrying, retry_if_result, stop_after_delay, wait_fixed
 
 from graph.runtime import Graph, Neo4jTarget, Settings
 from tests.people_story import people_story
-from tests.support import free_port, wait_until_ready
-from tests.test_cli import ENGRAM, engram_env
+from tests.support import Served, engram_env, serving, until, until_async
 
 CLAIMS = 'query { claims(space: "alice", first: 50) { nodes { id } } }'
 CLOSE = {"Connection": "close"}
@@ -33,33 +30,25 @@ MEANINGS = (
 )
 
 
-class Served:
-    def __init__(self, process: subprocess.Popen[str], base: str, log: Path) -> None:
-        self.process, self.base, self.log = process, base, log
+def _workers(served: Served, started: int = 2) -> list[int]:
+    """The command (a worker itself) and the sibling it started (not multiprocessing's resource
+    tracker), once `started` apps in all have said they started."""
 
-    def workers(self, started: int = 2) -> list[int]:
-        """The command (a worker itself) and the sibling it started (not multiprocessing's
-        resource tracker), once `started` apps in all have said they started."""
+    def all_started() -> bool:
+        assert served.process.poll() is None, served.log.read_text()
+        return served.log.read_text().count("Application startup complete.") >= started
 
-        def all_started() -> bool:
-            assert self.process.poll() is None, self.log.read_text()
-            return self.log.read_text().count("Application startup complete.") >= started
-
-        polls = Retrying(
-            retry=retry_if_result(lambda done: not done),
-            stop=stop_after_delay(120),
-            wait=wait_fixed(0.2),
-            retry_error_callback=lambda _: pytest.fail(
-                f"{started} apps not started in 120 s:\n{self.log.read_text()}"
-            ),
-        )
-        polls(all_started)
-        siblings = []
-        for child in _children(self.process.pid):
-            command = Path(f"/proc/{child}/cmdline").read_bytes().split(b"\0")
-            if any(b"spawn_main" in part for part in command):
-                siblings.append(child)
-        return [self.process.pid, *siblings]
+    until(
+        all_started,
+        within=120,
+        failing=lambda: f"{started} apps not started in 120 s:\n{served.log.read_text()}",
+    )
+    siblings = []
+    for child in _children(served.process.pid):
+        command = Path(f"/proc/{child}/cmdline").read_bytes().split(b"\0")
+        if any(b"spawn_main" in part for part in command):
+            siblings.append(child)
+    return [served.process.pid, *siblings]
 
 
 @pytest.fixture
@@ -67,8 +56,6 @@ def served_by_two(
     test_settings: Settings, neo4j_target: Neo4jTarget, tmp_path: Path
 ) -> Iterator[Served]:
     """`engram serve --workers 2` on a free port, the embedding worker polling every 0.2 s."""
-    port = free_port()
-    log = tmp_path / "serve.log"
     env = engram_env(
         test_settings,
         neo4j_target,
@@ -77,29 +64,15 @@ def served_by_two(
         # A busy suite may keep a request waiting for its turn longer than the default 2 s.
         ENGRAM_IN_FLIGHT_WAIT="60",
     )
-    with log.open("w") as output:
-        process = subprocess.Popen(
-            [*ENGRAM, "serve", "--port", str(port), "--dev", "--workers", "2"],
-            env=env,
-            stdout=output,
-            stderr=subprocess.STDOUT,
-            text=True,
-        )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        wait_until_ready(process, base, log, 120)
-        yield Served(process, base, log)
-    finally:
-        if process.poll() is None:
-            process.send_signal(signal.SIGTERM)
-            process.wait(60)
+    with serving(env, tmp_path / "serve.log", "--dev", "--workers", "2") as served:
+        yield served
 
 
 async def test_two_workers_share_a_crowd_embed_once_outlive_a_killed_sibling_and_stop_together(
     served_by_two: Served, graph: Graph
 ) -> None:
     await people_story(graph)
-    workers = served_by_two.workers()
+    workers = _workers(served_by_two)
     assert len(workers) == 2
     before = {pid: _cpu_seconds(pid) for pid in workers}
 
@@ -125,13 +98,7 @@ async def test_two_workers_share_a_crowd_embed_once_outlive_a_killed_sibling_and
     async def none_pending() -> bool:
         return (await graph.read(PENDING))[0]["n"] == 0
 
-    polls = AsyncRetrying(
-        retry=retry_if_result(lambda done: not done),
-        stop=stop_after_delay(60),
-        wait=wait_fixed(0.2),
-        retry_error_callback=lambda _: pytest.fail("claims were still unembedded after 60 s"),
-    )
-    await polls(none_pending)
+    await until_async(none_pending, within=60, failing="claims were still unembedded after 60 s")
     embeddable = (await graph.read(EMBEDDABLE))[0]["n"]
     assert embeddable >= 5
     meanings = (await graph.read(MEANINGS))[0]
@@ -139,14 +106,13 @@ async def test_two_workers_share_a_crowd_embed_once_outlive_a_killed_sibling_and
 
     # A sibling that dies is started again; then SIGTERM stops the command and it.
     os.kill(workers[1], signal.SIGKILL)
-    workers = served_by_two.workers(started=3)
+    workers = _workers(served_by_two, started=3)
     assert len(workers) == 2
     async with httpx.AsyncClient(base_url=served_by_two.base, timeout=60) as http:
         for _ in range(6):  # fresh connections, dealt out over both sockets
             answer = await http.post("/graphql", json={"query": CLAIMS}, headers=CLOSE)
             assert answer.status_code == 200, answer.text
-    served_by_two.process.send_signal(signal.SIGTERM)
-    assert served_by_two.process.wait(60) == 0
+    assert served_by_two.stop() == 0
     assert [pid for pid in workers if Path(f"/proc/{pid}").exists()] == []
     log = served_by_two.log.read_text()
     assert "served by 2 worker processes" in log

@@ -13,6 +13,7 @@ from graph.commands.writing import TICK_IN_SPACE
 from graph.domain.model import Claim
 from graph.memory import DEV_ACTOR, Memory
 from graph.runtime import Embedder, Graph, Settings
+from tests.support import until_async
 
 
 @pytest.fixture
@@ -37,11 +38,12 @@ SHOW TRANSACTIONS YIELD status WHERE status STARTS WITH 'Blocked' RETURN count(*
 
 async def blocked_on_a_lock(graph: Graph, writer: asyncio.Task[Claim]) -> None:
     """Until Neo4j shows a transaction waiting for a lock (the writer has reached the clock)."""
-    deadline = asyncio.get_running_loop().time() + 30
-    while (await graph.read(BLOCKED_TRANSACTIONS))[0]["blocked"] == 0:
+
+    async def one_blocked() -> bool:
         assert not writer.done(), "the writer finished without waiting"
-        assert asyncio.get_running_loop().time() < deadline, "no writer waited for the clock"
-        await asyncio.sleep(0.01)
+        return (await graph.read(BLOCKED_TRANSACTIONS))[0]["blocked"] > 0
+
+    await until_async(one_blocked, within=30, every=0.01, failing="no writer waited for the clock")
 
 
 async def remember(memory: Memory, space: str, said: str, n: int) -> Claim:

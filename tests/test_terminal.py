@@ -14,7 +14,7 @@ from pathlib import Path
 
 from graph.runtime import Graph, Neo4jTarget, Settings
 from tests.people_story import people_story
-from tests.test_cli import ENGRAM, engram_env
+from tests.support import ENGRAM, engram_env
 
 README = (Path(__file__).resolve().parents[1] / "README.md").read_text()
 [EXPLAINED] = re.findall(r"```\n(Alice \(entity:person:alice\) → Carol .*?)```", README, re.S)

@@ -19,7 +19,7 @@ from graph.domain.errors import Forbidden, NotFound
 from graph.domain.vocabulary import Privacy
 from graph.memory import DEV_ACTOR, Memory
 from graph.runtime import Embedder, Graph, Neo4jTarget, Settings, connect
-from tests.test_cli import engram_env, run_engram
+from tests.support import engram_env, run_engram
 
 
 @pytest.fixture
