@@ -94,8 +94,6 @@ def _serve_with_siblings(
     port; the siblings stop after this process's server does."""
     import uvicorn
 
-    from api.app import create_app
-
     lock_dir = Path(tempfile.mkdtemp(prefix="engram-serve-"))
     lock = lock_dir / "background.lock"
     try:
@@ -107,17 +105,10 @@ def _serve_with_siblings(
             if port != settings.port:  # uvicorn says which port it took only when it binds
                 out.print(f"listening on port {port} (a free one: --port 0)")
             settings = settings.model_copy(update={"port": port})
-            app = create_app(
-                settings,
-                target,
-                browser_dir=browser_dir,
-                graphiql=graphiql,
-                migrate_on_start=False,
-                background_lock=lock,
-            )
-            server = uvicorn.Server(_config(app, settings))
+            this_one = Sibling(settings, target, browser_dir, graphiql, lock)
+            server = uvicorn.Server(_config(this_one.app(), settings))
             # What a sibling needs travels to it in its start-up pipe, never in its environment.
-            sibling = Sibling(settings, _without_local(target), browser_dir, graphiql, lock)
+            sibling = replace(this_one, target=_without_local(target))
             siblings = Siblings(settings.workers - 1, sibling)
             try:
                 siblings.start(server)
@@ -135,7 +126,8 @@ def _serve_with_siblings(
 class Sibling:
     """What a sibling worker process is started with: the command's settings (its options
     applied, the port chosen), the Neo4j it found or started, where Browser and GraphiQL are,
-    and the lock of the background work."""
+    and the lock of the background work. The command, a worker itself, builds its own app from
+    one too (its target keeping the local Neo4j it started)."""
 
     settings: Settings
     target: Neo4jTarget

@@ -22,7 +22,12 @@ from urllib.parse import urlsplit, urlunsplit
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from graph.commands.audit import AuditLog, check_idempotency_key, find_replays, request_hash
+from graph.commands.audit import (
+    AuditLog,
+    check_idempotency_key,
+    find_replays,
+    request_hash,
+)
 from graph.commands.writing import WriteContext, new_id, run_command
 from graph.domain.actor import Actor
 from graph.domain.errors import Forbidden, Forgotten, NotFound, ValidationFailed
@@ -232,16 +237,18 @@ async def add_artifact(
             **stored,
         }
         rows = await ctx.run(CREATE_ARTIFACT, props=props)
-        audit = AuditLog()
-        audit.add(
-            "addArtifact",
-            [props["id"]],
-            idempotency_key=artifact.idempotency_key,
-            request_hash=fingerprint if artifact.idempotency_key else None,
-            result={"artifactId": props["id"]},
-            detail=props["storage"],
+        await (
+            AuditLog()
+            .add(
+                "addArtifact",
+                [props["id"]],
+                idempotency_key=artifact.idempotency_key,
+                request_hash=fingerprint,
+                result={"artifactId": props["id"]},
+                detail=props["storage"],
+            )
+            .write(ctx)
         )
-        await audit.write(ctx)
         return artifact_record(rows[0]["artifact"])
 
     return await run_command(graph, space, actor, work)

@@ -60,18 +60,22 @@ class AuditLog:
         request_hash: str | None = None,
         result: dict[str, Any] | None = None,
         detail: str | None = None,
-    ) -> None:
+    ) -> AuditLog:
+        """Collect one event; returns the log, so a command of one act writes it in one line:
+        `await AuditLog().add(...).write(ctx)`."""
         self.events.append(
             {
                 "action": action,
                 "outcome": "ok",
                 "targetIds": targets,
                 "idempotencyKey": idempotency_key,
-                "requestHash": request_hash,
+                # A request's fingerprint matters only to its replays, found by its key.
+                "requestHash": request_hash if idempotency_key else None,
                 "result": result,
                 "detail": detail,
             }
         )
+        return self
 
     def stored_events(self, ctx: WriteContext) -> list[dict[str, Any]]:
         """The events as stored: one per act of the transaction (action and detail) for all its

@@ -199,7 +199,7 @@ async def _correct_in(ctx: WriteContext, change: CorrectInput) -> Claim:
         "correct",
         [new_row.id, *([other_row.id] if other_row else [])],
         idempotency_key=change.idempotency_key,
-        request_hash=fingerprint if change.idempotency_key else None,
+        request_hash=fingerprint,
         result={"claimId": new_row.id},
         detail=str(change.kind),
     )

@@ -18,7 +18,12 @@ from typing import Any, LiteralString
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 
-from graph.commands.audit import AuditLog, check_idempotency_key, find_replays, request_hash
+from graph.commands.audit import (
+    AuditLog,
+    check_idempotency_key,
+    find_replays,
+    request_hash,
+)
 from graph.commands.references import MAX_OBSERVATION_CHARS
 from graph.commands.write_batch import APPEND_OBSERVATIONS
 from graph.commands.writing import WriteContext, new_id, run_command
@@ -232,15 +237,17 @@ async def seal_episode(
         if ended_at < episode["startedAt"].to_native():
             raise ValidationFailed("an episode ends after it starts", field="endedAt")
         rows = await ctx.run(SEAL_EPISODE, id=sealing.episode_id, endedAt=ended_at)
-        audit = AuditLog()
-        audit.add(
-            "sealEpisode",
-            [sealing.episode_id],
-            idempotency_key=sealing.idempotency_key,
-            request_hash=fingerprint if sealing.idempotency_key else None,
-            result={"episodeId": sealing.episode_id},
+        await (
+            AuditLog()
+            .add(
+                "sealEpisode",
+                [sealing.episode_id],
+                idempotency_key=sealing.idempotency_key,
+                request_hash=fingerprint,
+                result={"episodeId": sealing.episode_id},
+            )
+            .write(ctx)
         )
-        await audit.write(ctx)
         return episode_record(rows[0]["episode"])
 
     return await run_command(graph, space, actor, work)
@@ -347,13 +354,15 @@ async def open_episode_in(
         "sessionKey": session_key,
     }
     rows = await ctx.run(CREATE_EPISODE, props=props)
-    audit = AuditLog()
-    audit.add(
-        "openEpisode",
-        [props["id"]],
-        idempotency_key=opening.idempotency_key,
-        request_hash=fingerprint if opening.idempotency_key else None,
-        result={"episodeId": props["id"]},
+    await (
+        AuditLog()
+        .add(
+            "openEpisode",
+            [props["id"]],
+            idempotency_key=opening.idempotency_key,
+            request_hash=fingerprint,
+            result={"episodeId": props["id"]},
+        )
+        .write(ctx)
     )
-    await audit.write(ctx)
     return episode_record(rows[0]["episode"])

@@ -108,15 +108,17 @@ async def merge_entities(graph: Graph, space: str, merge: MergeInput, *, actor: 
             # and never below the entities it joins.
             floor=int(min(Privacy.NORMAL, ctx.max_privacy)),
         )
-        audit = AuditLog()
-        audit.add(
-            "mergeEntities",
-            [duplicate.id, survivor.id],
-            idempotency_key=merge.idempotency_key,
-            request_hash=fingerprint if merge.idempotency_key else None,
-            result={"mergeId": merge_id},
+        await (
+            AuditLog()
+            .add(
+                "mergeEntities",
+                [duplicate.id, survivor.id],
+                idempotency_key=merge.idempotency_key,
+                request_hash=fingerprint,
+                result={"mergeId": merge_id},
+            )
+            .write(ctx)
         )
-        await audit.write(ctx)
         return merge_id
 
     return await run_command(graph, space, actor, work)

@@ -144,7 +144,7 @@ async def forget_in(ctx: WriteContext, request: ForgetInput) -> ForgetReceipt:
         "forget",
         [tombstone_id],
         idempotency_key=request.idempotency_key,
-        request_hash=fingerprint_of_request if request.idempotency_key else None,
+        request_hash=fingerprint_of_request,
         result=receipt.as_result(),
         detail=request.selector.kind.value,
     )

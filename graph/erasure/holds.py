@@ -98,9 +98,7 @@ async def set_legal_hold(graph: Graph, space: str, hold: HoldInput, *, actor: Ac
             "actor": ctx.actor,
         }
         await ctx.run(CREATE_HOLD, props=props)
-        audit = AuditLog()
-        audit.add("setLegalHold", [hold_id], detail=hold.selector.kind.value)
-        await audit.write(ctx)
+        await AuditLog().add("setLegalHold", [hold_id], detail=hold.selector.kind.value).write(ctx)
         return hold_id
 
     return await run_command(graph, space, actor, work)
